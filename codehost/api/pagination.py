@@ -1,0 +1,41 @@
+import math
+from urllib.parse import urlencode
+
+from django.conf import settings
+
+from config.pagination import HeaderPagination
+
+
+class GiteaPagination(HeaderPagination):
+    """Gitea paging: `limit` default 30, silently capped at 50.
+
+    Link entries are absolute, in the order next, last, first, prev, joined by ",".
+    """
+
+    page_size_query_param = "limit"
+    default_page_size = 30
+    max_page_size = 50
+
+    def _link(self, page: int, rel: str) -> str:
+        query = urlencode(sorted(self.page_query(page).items()), doseq=True)
+        return f'<{settings.EXTERNAL_URL}{self.request.path}?{query}>; rel="{rel}"'
+
+    def get_links(self) -> str:
+        pages = math.ceil(self.total / self.page_size) if self.page_size else 1
+        if pages <= 1:
+            return ""
+        current = min(self.page, pages)
+        links = []
+        if current * self.page_size < self.total:
+            links.append(self._link(current + 1, "next"))
+        if current != pages:
+            links.append(self._link(pages, "last"))
+        if current != 1:
+            links.append(self._link(1, "first"))
+            links.append(self._link(current - 1, "prev"))
+        return ",".join(links)
+
+    def add_headers(self, response) -> None:
+        super().add_headers(response)
+        exposed = ["Link", "X-Total-Count"] if response.has_header("Link") else ["X-Total-Count"]
+        response["Access-Control-Expose-Headers"] = ", ".join(exposed)

@@ -1,0 +1,85 @@
+"""Checks of the real components behind the services. Each returns None or an error text."""
+
+import time
+import uuid
+
+from django.core.cache import cache
+from django.core.files.storage import default_storage
+from django.db import connection
+
+from config.celery import app as celery_app
+from config.logging import current_request_id
+from config.tasks import HEARTBEAT_KEY, heartbeat
+
+HEARTBEAT_FRESH_SECONDS = 30
+HEARTBEAT_WAIT_SECONDS = 3.0
+
+
+def check_database() -> str | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:
+        return f"failed to check health: {exc.__class__.__name__}"
+    return None
+
+
+def check_cache() -> str | None:
+    probe = uuid.uuid4().hex
+    try:
+        cache.set("health-probe", probe, 30)
+        if cache.get("health-probe") != probe:
+            return "failed to check health: cache did not return the value written"
+    except Exception as exc:
+        return f"failed to check health: {exc.__class__.__name__}"
+    return None
+
+
+def check_broker() -> str | None:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+    except Exception as exc:
+        return f"failed to check health: broker unreachable ({exc.__class__.__name__})"
+    return None
+
+
+def _fresh_heartbeat() -> bool:
+    beat = cache.get(HEARTBEAT_KEY)
+    return bool(beat) and time.time() - beat["at"] < HEARTBEAT_FRESH_SECONDS
+
+
+def check_worker() -> str | None:
+    """A worker answered a heartbeat task recently; if not, send one and wait briefly."""
+    broker_error = check_broker()
+    if broker_error:
+        return broker_error
+    try:
+        if _fresh_heartbeat():
+            return None
+        if cache.add("heartbeat-requested", 1, HEARTBEAT_FRESH_SECONDS // 3):
+            heartbeat.apply_async(args=[current_request_id.get()], queue="default")
+        deadline = time.monotonic() + HEARTBEAT_WAIT_SECONDS
+        while time.monotonic() < deadline:
+            if _fresh_heartbeat():
+                return None
+            time.sleep(0.1)
+    except Exception as exc:
+        return f"failed to check health: {exc.__class__.__name__}"
+    return f"failed to check health: no worker heartbeat in the last {HEARTBEAT_FRESH_SECONDS}s"
+
+
+def check_storage() -> str | None:
+    try:
+        name = default_storage.save(f"health/{uuid.uuid4().hex}", _probe_file())
+        default_storage.delete(name)
+    except Exception as exc:
+        return f"failed to check health: storage not writable ({exc.__class__.__name__})"
+    return None
+
+
+def _probe_file():
+    from django.core.files.base import ContentFile
+
+    return ContentFile(b"ok")

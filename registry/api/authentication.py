@@ -1,0 +1,22 @@
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
+
+from config.auth import check_password_cached, parse_basic
+
+
+class HarborBasicAuthentication(BaseAuthentication):
+    """HTTP Basic as Harbor does it: wrong credentials do not fail the request, it just
+    continues as anonymous and gets 401 only where a user is required."""
+
+    def authenticate(self, request):
+        credentials = parse_basic(request.headers.get("Authorization", ""))
+        if credentials is None:
+            return None
+        user = check_password_cached(request._request, *credentials)
+        return (user, None) if user is not None else None
+
+    def authenticate_header(self, request):
+        return 'Basic realm="harbor"'
+
+
+class HarborSessionAuthentication(SessionAuthentication):
+    """The UI session cookie; CSRF is enforced only on these requests, as Harbor does."""

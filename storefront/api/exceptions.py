@@ -1,0 +1,30 @@
+"""Tiendanube's error bodies.
+
+Field validation is a map {"field": ["message"]} with 422; bad JSON is {"error": "..."};
+everything else is {"code": <status>, "message": <reason phrase>, "description": ...}.
+"""
+
+from http import HTTPStatus
+
+from rest_framework.exceptions import ParseError
+from rest_framework.response import Response
+
+from config.exceptions import describe
+
+
+def tiendanube_error_body(status: int, description) -> dict:
+    return {"code": status, "message": HTTPStatus(status).phrase, "description": description}
+
+
+def tiendanube_exception_handler(exc, context):
+    info = describe(exc, context)
+    if isinstance(info.exc, ParseError):
+        body = {"error": "Problems parsing JSON"}
+    elif info.fields and info.status in (400, 422):
+        info.status = 422
+        body = info.fields
+    elif info.status == 500:
+        body = tiendanube_error_body(500, None)
+    else:
+        body = tiendanube_error_body(info.status, info.message)
+    return Response(body, status=info.status, headers=info.headers)

@@ -1,0 +1,48 @@
+"""Schemathesis over our own OpenAPI schemas: every operation, as admin and anonymous.
+
+No 5xx, and every response matches the schema. Bounded by a small example count per
+operation so the whole contract run stays within a couple of minutes.
+"""
+
+import base64
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from config.docs import SERVICES
+from config.wsgi import application
+
+CALLERS = ["anonymous", "admin"]
+
+
+def load(service):
+    return schemathesis.openapi.from_wsgi(f"/api/docs/{service}/schema/?format=json", application)
+
+
+def basic(username, password):
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+# The worker makes the health check answer at once instead of waiting for a heartbeat.
+@pytest.fixture(params=CALLERS)
+def caller_headers(request, admin_user, celery_worker):
+    if request.param == "admin":
+        return {"Authorization": basic("admin", "password")}
+    return {}
+
+
+def _contract_test(schema):
+    @pytest.mark.django_db
+    @schema.parametrize()
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+    def test(case, caller_headers):
+        case.call_and_validate(headers=caller_headers)
+
+    return test
+
+
+for _service in SERVICES:
+    _schema = load(_service)
+    if _schema.raw_schema.get("paths"):
+        globals()[f"test_{_service}_contract"] = _contract_test(_schema)

@@ -1,0 +1,89 @@
+"""Unknown paths, wrong methods and crashes answer in each service's own error format."""
+
+import logging
+
+import pytest
+
+
+def test_unknown_registry_path_is_harbor_404(client):
+    response = client.get("/api/v2.0/xyz")
+    assert response.status_code == 404
+    assert response.json() == {
+        "errors": [{"code": "NOT_FOUND", "message": "path /api/v2.0/xyz was not found"}]
+    }
+
+
+def test_unknown_codehost_path_is_gitea_404(client, settings):
+    response = client.delete("/api/v1/no/such/thing")
+    assert response.status_code == 404
+    assert response.json() == {
+        "message": "not found",
+        "url": f"{settings.EXTERNAL_URL}/api/swagger",
+        "errors": None,
+    }
+
+
+def test_unknown_store_path_is_tiendanube_404(client):
+    response = client.post("/v1/123/nothing-here", data={}, content_type="application/json")
+    assert response.status_code == 404
+    body = response.json()
+    assert body["code"] == 404
+    assert body["message"] == "Not Found"
+
+
+def test_wrong_method_on_registry_health_is_harbor_405(client):
+    response = client.post("/api/v2.0/health")
+    assert response.status_code == 405
+    assert response.json()["errors"][0]["code"] == "METHOD_NOT_ALLOWED"
+
+
+@pytest.mark.urls("tests.foundation.boom_urls")
+@pytest.mark.parametrize(
+    ("path", "check"),
+    [
+        (
+            "/api/v2.0/boom",
+            lambda body: (
+                body == {"errors": [{"code": "UNKNOWN", "message": "internal server error"}]}
+            ),
+        ),
+        (
+            "/api/v1/boom",
+            lambda body: body["message"] == "" and body["url"].endswith("/api/swagger"),
+        ),
+        (
+            "/v1/7/boom",
+            lambda body: (
+                body == {"code": 500, "message": "Internal Server Error", "description": None}
+            ),
+        ),
+    ],
+)
+def test_crash_is_500_in_service_format_and_logged_with_request_id(client, caplog, path, check):
+    with caplog.at_level(logging.ERROR, logger="api"):
+        response = client.get(path, HTTP_X_REQUEST_ID="req-boom-1")
+    assert response.status_code == 500
+    assert check(response.json())
+    assert b"secret internals" not in response.content
+    assert response["X-Request-Id"] == "req-boom-1"
+    record = next(r for r in caplog.records if r.name == "api")
+    assert record.request_id == "req-boom-1"
+    assert "secret internals" in caplog.text  # the details go to the log, not the client
+
+
+@pytest.mark.urls("tests.foundation.boom_urls")
+@pytest.mark.parametrize(
+    ("path", "check"),
+    [
+        ("/api/v2.0/boom", lambda body: body["errors"][0]["code"] == "METHOD_NOT_ALLOWED"),
+        ("/api/v1/boom", lambda body: "message" in body and "url" in body),
+        (
+            "/v1/7/boom",
+            lambda body: body["code"] == 405 and body["message"] == "Method Not Allowed",
+        ),
+    ],
+)
+def test_wrong_method_is_405_in_service_format(client, path, check):
+    response = client.put(path, data="{}", content_type="application/json")
+    assert response.status_code == 405
+    assert check(response.json())

@@ -1,0 +1,79 @@
+"""Boot the server exactly as `make run` does, with no environment: the embedded default."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import requests
+
+from tests.conftest import ROOT, wait_until
+from tests.services.servers import free_port
+
+
+def test_make_run_serves_health_admin_and_worker(tmp_path):
+    port = free_port()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "DATA_DIR": str(tmp_path / "var"),
+        "PORT": str(port),
+    }
+    log_path = tmp_path / "serve.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def health():
+            assert server.poll() is None, log_path.read_text()[-4000:]
+            try:
+                response = requests.get(f"{base}/api/v2.0/health", timeout=10)
+            except requests.ConnectionError:
+                return None
+            statuses = {c["name"]: c["status"] for c in response.json()["components"]}
+            # jobservice turns healthy only once the worker ran the web process's heartbeat task.
+            return response if statuses["jobservice"] == "healthy" else None
+
+        response = wait_until(health, 90, interval=0.5, message="a healthy /api/v2.0/health")
+        assert response.status_code == 200
+        assert response.json()["status"] == "healthy"
+
+        password = (tmp_path / "var" / "admin_password").read_text().strip()
+        assert re.search(rf"generated password: {re.escape(password)}", log_path.read_text())
+
+        session = requests.Session()
+        session.get(f"{base}/admin/login/", timeout=10)
+        login = session.post(
+            f"{base}/admin/login/?next=/admin/",
+            data={
+                "username": "admin",
+                "password": password,
+                "csrfmiddlewaretoken": session.cookies["csrftoken"],
+                "next": "/admin/",
+            },
+            headers={"Referer": f"{base}/admin/login/"},
+            timeout=10,
+        )
+        assert login.status_code == 200
+        assert login.url == f"{base}/admin/"
+        assert "Site administration" in login.text
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            raise
+    # One signal to the group stopped web, worker and beat: nothing listens any more.
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-g", str(server.pid)], capture_output=True).stdout == b""
