@@ -128,6 +128,7 @@ CELERY_TIMEZONE = "UTC"
 AUTH_PASSWORD_VALIDATORS = []
 AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/admin/"
 ADMIN_USERNAME = env_str("ADMIN_USERNAME", "admin")
 # How long a verified Basic username/password pair is remembered (keyed digest in the cache).
 BASIC_AUTH_CACHE_SECONDS = env_int("BASIC_AUTH_CACHE_SECONDS", 300)

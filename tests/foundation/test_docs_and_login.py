@@ -1,0 +1,30 @@
+import re
+
+import pytest
+
+from config.docs import SERVICES
+
+
+@pytest.mark.parametrize("service", list(SERVICES))
+def test_swagger_ui_and_its_assets_are_served_locally(client, service):
+    page = client.get(f"/api/docs/{service}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html)
+    assert any(asset.endswith(".js") for asset in assets)
+    assert "cdn" not in html.lower()
+    for asset in assets:
+        response = client.get(asset)
+        assert response.status_code == 200, asset
+    schema = client.get(f"/api/docs/{service}/schema/?format=json")
+    assert schema.status_code == 200
+    assert schema.json()["openapi"].startswith("3.")
+
+
+@pytest.mark.django_db
+def test_session_login_page_signs_in(client, django_user_model):
+    django_user_model.objects.create_user("owner", password="shop-secret")
+    assert client.get("/accounts/login/").status_code == 200
+    response = client.post("/accounts/login/", {"username": "owner", "password": "shop-secret"})
+    assert response.status_code == 302
+    assert client.session["_auth_user_id"]
