@@ -5,6 +5,7 @@ these functions, so repositories, artifacts, tags and quota usage stay consisten
 """
 
 import html
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -574,15 +575,17 @@ PASSWORD_MESSAGE = (
     "uppercase letter, 1 lowercase letter and 1 number"
 )
 FORBIDDEN_NAME_CHARS = set(',"~#%$')
+# At least one upper-case letter, one lower-case letter and one digit, in any order
+# (written without look-aheads so that the published schema can carry the same pattern).
+PASSWORD_PATTERN = (
+    "^.*(?:"
+    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
+    + ").*$"
+)
 
 
 def validate_password(password: str) -> None:
-    if not (
-        8 <= len(password) <= 128
-        and re.search(r"[A-Z]", password)
-        and re.search(r"[a-z]", password)
-        and re.search(r"[0-9]", password)
-    ):
+    if not (8 <= len(password) <= 128 and re.match(PASSWORD_PATTERN, password)):
         raise BadRequest(PASSWORD_MESSAGE)
 
 

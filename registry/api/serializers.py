@@ -5,7 +5,6 @@ scalars omitted unless listed in `always`, arrays always present (null when unse
 maps omitted when nil, times in UTC with milliseconds.
 """
 
-import itertools
 from datetime import UTC
 from urllib.parse import quote
 
@@ -15,6 +14,7 @@ from rest_framework import serializers
 
 from registry import access
 from registry.models import Artifact, Role
+from registry.services import PASSWORD_PATTERN
 
 ZERO_TIME = "0001-01-01T00:00:00.000Z"
 OMITTED = (None, "", 0, False)
@@ -118,13 +118,6 @@ class ProjectMetadataField(StringMapField):
 INT64_MAX = 2**63 - 1
 NAME_PATTERN = r'^[^,"~#%$]+$'
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+$"
-# At least one upper-case letter, one lower-case letter and one digit, in any order
-# (written without look-aheads, which schema-driven generators do not honour).
-PASSWORD_PATTERN = (
-    "^.*(?:"
-    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
-    + ").*$"
-)
 
 
 def documented(field, **schema):
@@ -255,7 +248,7 @@ class CVEAllowlistReqSerializer(serializers.Serializer):
 
 class ProjectReqSerializer(serializers.Serializer):
     project_name = documented(
-        StrictCharField(required=False, allow_blank=True, max_length=255),
+        StrictCharField(allow_blank=True, max_length=255),
         minLength=1,
         maxLength=255,
         pattern=r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$",
@@ -272,6 +265,12 @@ class ProjectReqSerializer(serializers.Serializer):
         nullable=True,
     )
     registry_id = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=0)
+
+
+class ProjectUpdateSerializer(ProjectReqSerializer):
+    """PUT body: the same record, where only metadata and cve_allowlist take effect."""
+
+    project_name = StrictCharField(required=False, allow_blank=True, max_length=255)
 
 
 class ProjectDeletableSerializer(HarborSerializer):
