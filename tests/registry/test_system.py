@@ -106,7 +106,10 @@ def test_search_projects_and_repositories(anon, alice, alice_client):
         "library/nginx",
         "libsecret/redis",
     ]
-    assert anon.get("/api/v2.0/search?q=LIB").json() == {"project": [], "repository": []}
+    # Project names match case-sensitively, repository names case-insensitively (as Harbor).
+    upper = anon.get("/api/v2.0/search?q=LIB").json()
+    assert upper["project"] == []
+    assert [r["repository_name"] for r in upper["repository"]] == ["library/nginx"]
     assert anon.get("/api/v2.0/search").status_code == 422
 
 
