@@ -154,7 +154,7 @@ def _checked_metadata(metadata: Mapping[str, str] | None) -> dict:
     """Metadata as stored: names and values are strings of at most 255 characters."""
     checked = {str(key): str(value) for key, value in (metadata or {}).items()}
     for key, value in checked.items():
-        if not 0 < len(key) <= 255 or len(value) > 255:
+        if len(key) > 255 or len(value) > 255:
             raise BadRequest(f"invalid metadata: {key[:64]}")
     return checked
 
@@ -601,13 +601,17 @@ def _validate_names(username: str | None, realname: str | None, comment: str | N
         raise BadRequest("comment with illegal length")
 
 
+def _validate_email(email: str) -> None:
+    if not re.match(r"^[^@\s]+@[^@\s]+$", email) or len(email) > 254:
+        raise BadRequest("email with illegal format")
+
+
 @transaction.atomic
 def create_user(
     username: str, email: str, password: str, realname: str = "", comment: str = ""
 ) -> "User":
     _validate_names(username, realname or None, comment)
-    if not email or not re.match(r"^[^@\s]+@[^@\s]+$", email):
-        raise BadRequest("email with illegal format")
+    _validate_email(email)
     validate_password(password)
     if User.objects.filter(Q(username=username) | Q(email__iexact=email)).exists():
         raise Conflict(f"user {username} or email {email} already exists")
@@ -624,8 +628,7 @@ def create_user(
 def update_user_profile(user, email: str | None, realname: str | None, comment: str | None):
     _validate_names(None, realname, comment)
     if email is not None:
-        if not re.match(r"^[^@\s]+@[^@\s]+$", email):
-            raise BadRequest("email with illegal format")
+        _validate_email(email)
         if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
             raise Conflict(f"email {email} already exists")
         user.email = email
