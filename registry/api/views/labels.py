@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from registry import services
 from registry.api import schema
-from registry.api.base import HarborViewMixin, validation_failure
+from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login, require_sysadmin
 from registry.api.serializers import LabelCreateSerializer, LabelReqSerializer, LabelSerializer
@@ -61,13 +61,8 @@ class LabelListView(HarborViewMixin, APIView):
         if scope == Label.Scope.GLOBAL:
             queryset = queryset.filter(scope=scope)
         elif scope == Label.Scope.PROJECT:
-            raw = params.get("project_id")
-            if not raw:
-                raise BadRequest("must specify project_id for project scope labels")
-            try:
-                project_id = int(raw)
-            except ValueError as exc:
-                raise validation_failure("project_id", "query", "must be of type int64") from exc
+            # Without a project_id these are the labels of project 0, which does not exist.
+            project_id = int(params.get("project_id") or 0)
             get_project(request, str(project_id), "label:list")
             queryset = queryset.filter(scope=scope, project_id=project_id)
         else:
