@@ -1,0 +1,139 @@
+"""Who may see and do what: project visibility and Harbor's role matrix (harbor.md §6)."""
+
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+
+from registry.models import Project, ProjectMember, ProjectMetadata, Role
+
+# Highest role first, as Harbor picks `current_user_role_id`.
+ROLE_RANK = [Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER, Role.GUEST, Role.LIMITED_GUEST]
+
+ALL_ROLES = frozenset(ROLE_RANK)
+READERS = ALL_ROLES
+MEMBER_READERS = frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER, Role.GUEST})
+
+# project-level resource:action -> roles allowed (sysadmin may do everything).
+MATRIX = {
+    "project:read": READERS,
+    "project:update": frozenset({Role.PROJECT_ADMIN}),
+    "project:delete": frozenset({Role.PROJECT_ADMIN}),
+    "member:create": frozenset({Role.PROJECT_ADMIN}),
+    "member:update": frozenset({Role.PROJECT_ADMIN}),
+    "member:delete": frozenset({Role.PROJECT_ADMIN}),
+    "member:read": MEMBER_READERS,
+    "member:list": MEMBER_READERS,
+    "metadata:create": frozenset({Role.PROJECT_ADMIN}),
+    "metadata:update": frozenset({Role.PROJECT_ADMIN}),
+    "metadata:delete": frozenset({Role.PROJECT_ADMIN}),
+    "metadata:read": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "metadata:list": frozenset(),
+    "quota:read": READERS,
+    "repository:list": READERS,
+    "repository:read": READERS,
+    "repository:update": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+    "repository:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "artifact:list": READERS,
+    "artifact:read": READERS,
+    "artifact:push": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+    "artifact:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "label:create": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "label:update": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "label:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "label:read": READERS,
+    "label:list": READERS,
+    "artifact-label:create": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+    "artifact-label:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+}
+
+# What anyone (anonymous included) may do in a public project.
+PUBLIC_ACTIONS = frozenset(
+    {
+        "project:read",
+        "repository:list",
+        "artifact:list",
+        "artifact:read",
+        "label:list",
+        "label:read",
+    }
+)
+
+
+def is_sysadmin(user) -> bool:
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    profile = getattr(user, "harbor_profile", None)
+    return bool(profile and profile.admin_role_in_auth)
+
+
+def group_ids(user) -> list[int]:
+    if not user.is_authenticated:
+        return []
+    cached = getattr(user, "_registry_group_ids", None)
+    if cached is None:
+        cached = list(user.harbor_groups.values_list("id", flat=True))
+        user._registry_group_ids = cached
+    return cached
+
+
+def membership_filter(user, prefix: str = "") -> Q:
+    """Member rows of `user`, directly or through one of their groups."""
+    return Q(**{f"{prefix}user": user}) | Q(**{f"{prefix}group__in": group_ids(user)})
+
+
+def public_exists() -> Exists:
+    return Exists(
+        ProjectMetadata.objects.filter(
+            project=OuterRef("pk"), name="public", value__iregex=r"^(true|1)$"
+        )
+    )
+
+
+def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
+    """Projects the caller may see: all for a sysadmin, public ones plus memberships else."""
+    queryset = Project.objects.all() if queryset is None else queryset
+    queryset = queryset.annotate(is_public=public_exists())
+    if is_sysadmin(user):
+        return queryset
+    if not user.is_authenticated:
+        return queryset.filter(is_public=True)
+    member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
+    return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
+
+
+def caller_memberships(user) -> Prefetch:
+    """Prefetch of the caller's member rows onto each project, as `caller_members`."""
+    queryset = (
+        ProjectMember.objects.filter(membership_filter(user))
+        if user.is_authenticated
+        else ProjectMember.objects.none()
+    )
+    return Prefetch("members", queryset=queryset, to_attr="caller_members")
+
+
+def roles_of(user, project: Project) -> list[int]:
+    """The caller's role ids in the project (direct and through groups), highest first."""
+    if not user.is_authenticated:
+        return []
+    members = getattr(project, "caller_members", None)
+    if members is None:
+        members = list(ProjectMember.objects.filter(membership_filter(user), project=project))
+        project.caller_members = members
+    held = {member.role for member in members}
+    return [int(role) for role in ROLE_RANK if role in held]
+
+
+def project_is_public(project: Project) -> bool:
+    annotated = getattr(project, "is_public", None)
+    if annotated is not None:
+        return bool(annotated)
+    return project.metadata.filter(name="public", value__iregex=r"^(true|1)$").exists()
+
+
+def can(user, project: Project, action: str) -> bool:
+    if is_sysadmin(user):
+        return True
+    if action in PUBLIC_ACTIONS and project_is_public(project):
+        return True
+    allowed = MATRIX[action]
+    return any(role in allowed for role in roles_of(user, project))

@@ -1,0 +1,102 @@
+"""The push path and quota accounting the OCI API relies on."""
+
+import pytest
+
+from registry import configuration, services
+from registry.errors import Conflict, Forbidden, QuotaExceeded
+from registry.models import Artifact, Project, ProjectMember, Repository, Tag
+from tests.registry.factories import ProjectFactory, digest_of, push
+
+pytestmark = pytest.mark.django_db
+
+
+def test_push_creates_repository_artifact_tag_and_counts_storage_once(alice):
+    project = ProjectFactory(owner=alice)
+    first = push(project, "app", tag="v1", seed="img", size=500)
+    second = push(project, "app", tag="v2", seed="img", size=500)
+    assert first.pk == second.pk
+    assert Repository.objects.get().name == f"{project.name}/app"
+    assert sorted(Tag.objects.values_list("name", flat=True)) == ["v1", "v2"]
+    project.refresh_from_db()
+    assert project.storage_used == 500
+    push(project, "other", tag="x", seed="img", size=500)
+    project.refresh_from_db()
+    assert project.storage_used == 500
+
+
+def test_tag_moves_to_the_new_artifact(alice):
+    project = ProjectFactory(owner=alice)
+    old = push(project, "app", tag="latest", seed="one")
+    new = push(project, "app", tag="latest", seed="two")
+    assert Tag.objects.get(name="latest").artifact_id == new.pk
+    assert old.tags.count() == 0
+
+
+def test_quota_refuses_a_push_over_the_limit(alice):
+    project = ProjectFactory(owner=alice)
+    Project.objects.filter(pk=project.pk).update(storage_limit=1500)
+    push(project, "app", tag="a", seed="a", size=1000)
+    with pytest.raises(QuotaExceeded):
+        push(project, "app", tag="b", seed="b", size=1000)
+    assert Artifact.objects.count() == 1
+
+
+def test_index_references_and_delete_removes_orphan_children(alice):
+    project = ProjectFactory(owner=alice)
+    child = push(project, "multi", tag=None, seed="child", size=100)
+    index = push(
+        project,
+        "multi",
+        tag="latest",
+        seed="index",
+        media_type="application/vnd.oci.image.index.v1+json",
+        manifest_media_type="application/vnd.oci.image.index.v1+json",
+        size=50,
+        references=[{"digest": child.digest, "platform": {"architecture": "arm64", "os": "linux"}}],
+    )
+    assert index.references.get().child_id == child.pk
+    services.delete_artifact(index)
+    assert not Artifact.objects.exists()
+    project.refresh_from_db()
+    assert project.storage_used == 0
+
+
+def test_delete_repository_releases_storage(alice):
+    project = ProjectFactory(owner=alice)
+    push(project, "app", tag="v1", seed="a", size=300)
+    push(project, "app", tag="v2", seed="b", size=200)
+    services.delete_repository(Repository.objects.get())
+    project.refresh_from_db()
+    assert project.storage_used == 0
+    assert not Tag.objects.exists()
+
+
+def test_record_pull_updates_times_and_count(alice):
+    project = ProjectFactory(owner=alice)
+    artifact = push(project, "app", tag="v1")
+    repository = artifact.repository
+    services.record_pull(repository, artifact, tag="v1")
+    repository.refresh_from_db()
+    artifact.refresh_from_db()
+    assert repository.pull_count == 1
+    assert artifact.pull_time is not None
+    assert Tag.objects.get().pull_time is not None
+
+
+def test_creator_is_project_admin_and_duplicate_is_conflict(alice):
+    project = ProjectFactory(owner=alice, name="dup")
+    assert ProjectMember.objects.get(project=project).user == alice
+    with pytest.raises(Conflict):
+        ProjectFactory(owner=alice, name="dup")
+
+
+def test_configuration_write_is_seen_by_a_fresh_read_and_restricts_creation(alice):
+    assert configuration.get("project_creation_restriction") == "everyone"
+    services.update_configuration({"project_creation_restriction": "adminonly"})
+    assert configuration.get("project_creation_restriction") == "adminonly"
+    with pytest.raises(Forbidden):
+        services.create_project(alice, "denied")
+
+
+def test_digest_helper_is_stable():
+    assert digest_of("x") == digest_of("x") != digest_of("y")
