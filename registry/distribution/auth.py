@@ -1,9 +1,8 @@
 """Who is calling `/v2/` and what they may do, the way Harbor's registry front does it.
 
 Credentials are a Bearer token from `/service/token` (its `access` claim says what is
-allowed) or HTTP Basic (checked live against the project roles). A refused request gets
-401 with a challenge: `Bearer realm=...,service=...,scope=...` when the client sent no
-credentials, `Basic realm="harbor"` when it did (as Harbor answers).
+allowed) or HTTP Basic (checked live against the project roles). See `refuse` for what a
+refused request gets.
 """
 
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from config.auth import check_password_cached, parse_basic
 from registry import access
 from registry.distribution import token
-from registry.distribution.errors import Unauthorized
+from registry.distribution.errors import Denied, DistributionError, Unauthorized
 from registry.models import Project
 
 # Distribution actions and the registry permission each needs in the project.
@@ -69,7 +68,9 @@ class Caller:
     user: object = field(default_factory=AnonymousUser)
     # The token's grants as {(type, name): actions}; None when permissions are checked live.
     token_access: dict | None = None
-    sent_credentials: bool = False
+    # How the caller presented itself: "", "basic" or "bearer" (a token that did not verify
+    # counts as no credentials: the client should fetch a new one).
+    scheme: str = ""
     _live: dict = field(default_factory=dict)
 
     @property
@@ -99,37 +100,50 @@ def identify(request) -> Caller:
     if scheme.lower() == "bearer":
         claims = token.verify(credentials.strip())
         if claims is None:
-            return Caller(sent_credentials=True)
+            return Caller()
         entries = claims.get("access") or []
         grants = {
             (entry.get("type"), entry.get("name")): frozenset(entry.get("actions") or ())
             for entry in entries
             if isinstance(entry, dict)
         }
-        return Caller(token_access=grants, sent_credentials=True)
+        return Caller(token_access=grants, scheme="bearer")
     basic = parse_basic(header)
     if basic is not None:
         user = check_password_cached(request, *basic)
-        return Caller(user=user or AnonymousUser(), sent_credentials=True)
-    return Caller(sent_credentials=bool(header))
+        return Caller(user=user or AnonymousUser(), scheme="basic")
+    return Caller()
 
 
-def challenge(caller: Caller, scope: str = "") -> str:
-    if caller.sent_credentials:
-        return 'Basic realm="harbor"'
+def bearer_challenge(scope: str = "", error: str = "") -> str:
     value = (
         f'Bearer realm="{settings.EXTERNAL_URL}/service/token",'
         f'service="{settings.REGISTRY_TOKEN_SERVICE}"'
     )
-    return f'{value},scope="{scope}"' if scope else value
+    if scope:
+        value += f',scope="{scope}"'
+    if error:
+        value += f',error="{error}"'
+    return value
 
 
-def refuse(caller: Caller, scope: str = "", message: str | None = None) -> Unauthorized:
-    return Unauthorized(message, headers={"WWW-Authenticate": challenge(caller, scope)})
+def refuse(caller: Caller, scope: str = "", message: str | None = None) -> DistributionError:
+    """The refusal for a caller lacking access to `scope`.
+
+    Basic credentials get Harbor's 401 with `Basic realm="harbor"`. A valid token without
+    the scope gets 403 DENIED with a challenge naming the scope needed, on which token
+    clients (oras among them) fetch a wider token. No credentials: 401 and the challenge.
+    """
+    if caller.scheme == "basic":
+        return Unauthorized(message, headers={"WWW-Authenticate": 'Basic realm="harbor"'})
+    if caller.scheme == "bearer" and scope:
+        challenge = bearer_challenge(scope, "insufficient_scope")
+        return Denied(message, headers={"WWW-Authenticate": challenge})
+    return Unauthorized(message, headers={"WWW-Authenticate": bearer_challenge(scope)})
 
 
 def require(caller: Caller, repository_name: str, action: str) -> None:
-    """401 unless the caller may do `action` in the repository."""
+    """Refuse (see `refuse`) unless the caller may do `action` in the repository."""
     if caller.may(repository_name, action):
         return
     scope_actions = "pull,push" if action == "push" else action

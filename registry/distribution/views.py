@@ -300,7 +300,7 @@ class TokenView(View):
 
     def get(self, request):
         caller = auth.identify(request)
-        if caller.sent_credentials and not caller.user.is_authenticated:
+        if caller.scheme == "basic" and not caller.user.is_authenticated:
             return error_response(auth.Unauthorized("invalid credentials"))
         scopes = token.parse_scopes(request.GET.getlist("scope"))
         granted = auth.grant(caller.user, scopes)
