@@ -25,12 +25,22 @@ def descriptor(media_type: str, data: bytes, **extra) -> dict:
     return {"mediaType": media_type, "digest": sha256(data), "size": len(data), **extra}
 
 
+# Sessions opened during a test; closed at its end so that the live server's request
+# threads (one per kept-alive connection) release their database connections.
+OPEN_SESSIONS: list[requests.Session] = []
+
+
+def tracked_session(session: requests.Session) -> requests.Session:
+    OPEN_SESSIONS.append(session)
+    return session
+
+
 class Registry:
     """Raw HTTP against /v2/ with Basic credentials sent on every request (or none)."""
 
     def __init__(self, url: str, username: str | None = None, password: str = PASSWORD):
         self.url = url
-        self.session = requests.Session()
+        self.session = tracked_session(requests.Session())
         if username:
             self.session.auth = (username, password)
 
@@ -94,6 +104,8 @@ def registry_url(live_server, settings):
     configuration.invalidate()
     yield live_server.url
     configuration.invalidate()
+    while OPEN_SESSIONS:
+        OPEN_SESSIONS.pop().close()
 
 
 @pytest.fixture

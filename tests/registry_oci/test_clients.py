@@ -10,9 +10,11 @@ from urllib.parse import urlparse
 
 import oras.client
 import pytest
+import requests
 
 from registry.models import Artifact, Repository
 from tests.registry.factories import PASSWORD
+from tests.registry_oci.conftest import tracked_session
 from tests.services.debian import require
 
 
@@ -36,6 +38,7 @@ def host(registry_url) -> str:
 
 def oras_client(host: str, username: str | None = None) -> oras.client.OrasClient:
     client = oras.client.OrasClient(hostname=host, insecure=True)
+    tracked_session(client.session)
     if username:
         client.auth.set_basic_auth(username, PASSWORD)
     return client
@@ -65,9 +68,13 @@ def test_oras_push_and_pull(chunked, host, project, owner, tmp_path, isolated_ho
     assert (outdir / "other.bin").read_bytes() == (workdir / "other.bin").read_bytes()
     assert oras_client(host, owner.username).get_tags(f"{host}/team/files") == ["v1"]
 
-    artifact = Artifact.objects.get(repository__name="team/files")
-    assert artifact.digest == pushed.headers["Docker-Content-Digest"]
-    assert list(artifact.tags.values_list("name", flat=True)) == ["v1"]
+    listed = requests.get(
+        f"http://{host}/api/v2.0/projects/team/repositories/files/artifacts",
+        auth=(owner.username, PASSWORD),
+    ).json()
+    assert [a["digest"] for a in listed] == [pushed.headers["Docker-Content-Digest"]]
+    assert [t["name"] for t in listed[0]["tags"]] == ["v1"]
+    assert listed[0]["pull_time"] != "0001-01-01T00:00:00.000Z"
     assert Repository.objects.get(name="team/files").pull_count == 1
 
 

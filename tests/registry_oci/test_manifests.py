@@ -2,7 +2,6 @@
 
 import json
 
-from registry import services
 from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import (
@@ -203,12 +202,39 @@ def test_delete_tag_then_manifest(reg):
     assert error_code(again) == "MANIFEST_UNKNOWN"
 
 
-def test_repository_deleted_by_the_management_side_is_gone_from_v2(reg):
+def test_what_is_pushed_is_listed_by_the_management_api(reg):
+    digest = reg.push_image("team/app", "v1")
+    listed = reg.request("GET", "/api/v2.0/projects/team/repositories/app/artifacts")
+    assert listed.status_code == 200
+    [artifact] = listed.json()
+    assert artifact["digest"] == digest
+    assert artifact["type"] == "IMAGE"
+    assert artifact["manifest_media_type"] == OCI_MANIFEST
+    assert artifact["media_type"] == OCI_CONFIG
+    assert artifact["extra_attrs"]["architecture"] == "amd64"
+    assert [tag["name"] for tag in artifact["tags"]] == ["v1"]
+    repository = reg.request("GET", "/api/v2.0/projects/team/repositories/app").json()
+    assert repository["name"] == "team/app"
+    assert repository["artifact_count"] == 1
+
+
+def test_artifact_deleted_by_the_management_api_is_gone_from_v2(reg):
+    digest = reg.push_image("team/app", "v1")
+    other = reg.push_image("team/app", "v2", layers=(b"other",))
+    deleted = reg.request("DELETE", f"/api/v2.0/projects/team/repositories/app/artifacts/{digest}")
+    assert deleted.status_code == 200
+    assert reg.request("GET", f"/v2/team/app/manifests/{digest}").status_code == 404
+    assert reg.request("GET", "/v2/team/app/tags/list").json()["tags"] == ["v2"]
+    assert reg.request("GET", f"/v2/team/app/manifests/{other}").status_code == 200
+
+
+def test_repository_deleted_by_the_management_api_is_gone_from_v2(reg):
     digest = reg.push_image("team/app", "v1")
     layer = sha256(b"layer-one")
-    services.delete_repository(Repository.objects.get(name="team/app"))
+    assert reg.request("DELETE", "/api/v2.0/projects/team/repositories/app").status_code == 200
     assert reg.request("GET", f"/v2/team/app/manifests/{digest}").status_code == 404
     assert reg.request("GET", f"/v2/team/app/blobs/{layer}").status_code == 404
+    assert reg.request("GET", "/v2/team/app/tags/list").status_code == 404
 
 
 def test_referrers(reg):
@@ -339,9 +365,12 @@ def test_quota_refuses_a_push_over_the_limit(reg):
     assert response.status_code == 403
     assert error_code(response) == "DENIED"
     assert Project.objects.get(name="team").storage_used == used
+    summary = reg.request("GET", "/api/v2.0/projects/team/summary").json()
+    assert summary["quota"] == {"hard": {"storage": 1000}, "used": {"storage": used}}
     # Deleting gives the storage back.
     reg.request("DELETE", f"/v2/team/app/manifests/{small}")
-    assert Project.objects.get(name="team").storage_used == 0
+    summary = reg.request("GET", "/api/v2.0/projects/team/summary").json()
+    assert summary["quota"]["used"]["storage"] == 0
 
 
 def test_push_into_a_missing_project_is_refused(registry_url, admin):
