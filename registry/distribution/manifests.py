@@ -271,28 +271,32 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
 
 
 def resolve(repository_name: str, reference: str) -> Found:
-    repository = Repository.objects.filter(name=repository_name).first()
-    if repository is None:
-        raise NameUnknown(detail={"name": repository_name})
+    """The manifest a tag or digest names in the repository (two queries)."""
     tag = None
     if digests.looks_like_digest(reference):
         digests.parse(reference)
-        artifact = Artifact.objects.filter(repository=repository, digest=reference).first()
+        artifact = (
+            Artifact.objects.select_related("repository")
+            .filter(repository__name=repository_name, digest=reference)
+            .first()
+        )
     else:
         found_tag = (
-            Tag.objects.select_related("artifact")
-            .filter(repository=repository, name=reference)
+            Tag.objects.select_related("artifact__repository")
+            .filter(repository__name=repository_name, name=reference)
             .first()
         )
         artifact = found_tag.artifact if found_tag else None
         tag = reference
     if artifact is None:
+        if not Repository.objects.filter(name=repository_name).exists():
+            raise NameUnknown(detail={"name": repository_name})
         raise ManifestUnknown(detail={"reference": reference})
     blob = Blob.objects.filter(digest=artifact.digest).first()
     if blob is None:
         raise ManifestUnknown(detail={"reference": reference})
     return Found(
-        repository=repository,
+        repository=artifact.repository,
         artifact=artifact,
         tag=tag,
         digest=artifact.digest,
@@ -302,7 +306,9 @@ def resolve(repository_name: str, reference: str) -> Found:
 
 
 def record_pull(found: Found) -> None:
-    services.record_pull(found.repository, found.artifact, found.tag)
+    # One commit for the three counters instead of three.
+    with transaction.atomic():
+        services.record_pull(found.repository, found.artifact, found.tag)
 
 
 def delete(repository_name: str, reference: str) -> None:
