@@ -402,3 +402,24 @@ def test_other_projects_repositories_share_nothing(reg, registry_url, owner):
     other = ProjectFactory(owner=owner, name="other")
     digest = reg.push_image("team/app", "v1")
     assert reg.request("GET", f"/v2/{other.name}/app/manifests/{digest}").status_code == 404
+
+
+def test_concurrent_pushes_of_one_image_and_tag(reg, registry_url, owner):
+    """Two clients pushing the same image under the same tag at once: both succeed, once."""
+    import threading
+
+    results = []
+
+    def push():
+        client = Registry(registry_url, owner.username)
+        results.append(client.push_image("team/race", "latest", layers=(b"same layer",)))
+
+    threads = [threading.Thread(target=push) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 2 and results[0] == results[1]
+    assert Artifact.objects.filter(repository__name="team/race").count() == 1
+    assert Tag.objects.filter(repository__name="team/race").count() == 1
+    assert Repository.objects.filter(name="team/race").count() == 1
