@@ -51,7 +51,7 @@ def distribution_registry():
         )
         try:
             wait_for_port(port, process, log)
-            yield f"http://127.0.0.1:{port}"
+            yield f"http://127.0.0.1:{port}", [process.pid]
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -137,9 +137,11 @@ def push_small_image(session: requests.Session, base: str) -> str:
 class Target:
     """One server under test: its URL and a session with its credentials."""
 
-    def __init__(self, label: str, base: str, auth):
+    def __init__(self, label: str, base: str, auth, pids: list[int]):
         self.label = label
         self.base = base
+        self.pids = pids
+        self.push_cpu: list[float] = []
         self.auth = auth
         self.session = requests.Session()
         self.session.auth = auth
@@ -164,7 +166,9 @@ def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
     size = source.stat().st_size
     for _ in range(ROUNDS):
         for target in targets:
+            cpu = cpu_seconds(target.pids)
             target.pushes.append(push_blob(target.session, target.base, source, digest))
+            target.push_cpu.append(cpu_seconds(target.pids) - cpu)
     for _ in range(ROUNDS):
         for target in targets:
             target.pulls.append(pull_blob(target.session, target.base, digest, size))
@@ -179,6 +183,7 @@ def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
                 "server": target.label,
                 "push MiB/s": BLOB_MIB / min(target.pushes),
                 "push median": BLOB_MIB / sorted(target.pushes)[len(target.pushes) // 2],
+                "push server CPU s": sorted(target.push_cpu)[len(target.push_cpu) // 2],
                 "pull MiB/s": BLOB_MIB / min(target.pulls),
                 "pull median": BLOB_MIB / sorted(target.pulls)[len(target.pulls) // 2],
                 "manifest rps": manifest["rps"],
@@ -189,6 +194,16 @@ def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
     return rows
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of the processes so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def rss_kib(pid: int, field: str = "VmRSS") -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(field + ":"):
@@ -196,26 +211,30 @@ def rss_kib(pid: int, field: str = "VmRSS") -> int:
     return 0
 
 
+def server_pids(base: str) -> list[int]:
+    """gunicorn master and worker processes of the server at `base`."""
+    return worker_pids(int(base.rsplit(":", 1)[1]))
+
+
 def worker_pids(master_port: int) -> list[int]:
-    """gunicorn worker processes of the server listening on the port."""
-    found = subprocess.run(
-        ["pgrep", "-f", "gunicorn"], capture_output=True, text=True, check=False
-    ).stdout.split()
+    """gunicorn processes (master and workers) of the server listening on the port."""
     pids = []
-    for pid in map(int, found):
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            command = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if f"PORT={master_port}".encode() in environ:
-            pids.append(pid)
+        if b"gunicorn" in command and f"PORT={master_port}".encode() in environ:
+            pids.append(int(entry.name))
     return pids
 
 
 def big_upload_memory(base: str) -> dict:
     """1 GiB pushed in 64 MiB chunked-encoding PATCHes; peak RSS of the web processes."""
-    port = int(base.rsplit(":", 1)[1])
-    pids = worker_pids(port)
+    pids = server_pids(base)
     before = max(rss_kib(pid) for pid in pids)
     block = os.urandom(MIB)
     hasher = hashlib.sha256()
@@ -273,12 +292,12 @@ def run() -> None:
         digest = blob_source(source, BLOB_MIB)
         with (
             web_server({**env, "WEB_THREADS": "4"}, workers=2) as ours,
-            distribution_registry() as theirs,
+            distribution_registry() as (theirs, their_pids),
         ):
             rows = measure(
                 [
-                    Target("ours (gunicorn 2x4, Bearer token)", ours, ADMIN),
-                    Target("CNCF distribution 2.8 (no auth)", theirs, None),
+                    Target("ours (gunicorn 2x4, Bearer token)", ours, ADMIN, server_pids(ours)),
+                    Target("CNCF distribution 2.8 (no auth)", theirs, None, their_pids),
                 ],
                 source,
                 digest,

@@ -214,3 +214,31 @@ def test_abandoned_uploads_are_purged(reg):
     assert not Upload.objects.exists()
     assert not (Path(settings.REGISTRY_UPLOADS_DIR) / str(upload.id)).exists()
     assert reg.request("GET", location).status_code == 404
+
+
+def test_body_shorter_than_its_content_length_is_size_invalid(reg):
+    """A client that stops sending: 400 SIZE_INVALID, and the upload stays where it was."""
+    import base64
+    import json
+    import socket
+    from urllib.parse import urlparse
+
+    location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
+    reg.request("PATCH", location, data=b"12345", headers={"Content-Range": "0-4"})
+    address = urlparse(reg.url)
+    credentials = base64.b64encode(f"{reg.session.auth[0]}:{reg.session.auth[1]}".encode())
+    with socket.create_connection((address.hostname, address.port), timeout=30) as sock:
+        sock.sendall(
+            f"PATCH {location} HTTP/1.1\r\nHost: {address.netloc}\r\n"
+            f"Authorization: Basic {credentials.decode()}\r\n"
+            "Content-Length: 100\r\nConnection: close\r\n\r\n".encode()
+            + b"only ten b"
+        )
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split()[1] == b"400"
+    assert json.loads(body)["errors"][0]["code"] == "SIZE_INVALID"
+    assert reg.request("GET", location).headers["Range"] == "0-4"
