@@ -423,3 +423,40 @@ def test_concurrent_pushes_of_one_image_and_tag(reg, registry_url, owner):
     assert Artifact.objects.filter(repository__name="team/race").count() == 1
     assert Tag.objects.filter(repository__name="team/race").count() == 1
     assert Repository.objects.filter(name="team/race").count() == 1
+
+
+def test_lists_take_a_constant_number_of_queries(reg, owner, admin, django_assert_max_num_queries):
+    import base64
+
+    from django.test import Client
+
+    from tests.registry.factories import PASSWORD
+
+    digest = reg.push_image("team/app", "t0")
+    document = reg.request("GET", f"/v2/team/app/manifests/{digest}").json()
+    for index in range(1, 12):
+        reg.put_manifest("team/app", f"t{index}", document, OCI_MANIFEST)
+        reg.push_image(f"team/repo{index}", "v1", layers=(b"l",))
+    signature = {**document, "subject": descriptor(OCI_MANIFEST, json.dumps(document).encode())}
+    for index in range(6):
+        signature["annotations"] = {"n": str(index)}
+        body = json.dumps(signature).encode()
+        reg.put_manifest("team/app", sha256(body), signature, OCI_MANIFEST)
+
+    def as_user(username):
+        token = base64.b64encode(f"{username}:{PASSWORD}".encode()).decode()
+        return {"HTTP_AUTHORIZATION": f"Basic {token}"}
+
+    client = Client()
+    client.get("/v2/team/app/tags/list", **as_user(owner.username))  # warms the password cache
+    client.get("/v2/_catalog", **as_user(admin.username))
+    for n in (2, 10):
+        with django_assert_max_num_queries(9):
+            tags = client.get(f"/v2/team/app/tags/list?n={n}", **as_user(owner.username))
+        assert len(tags.json()["tags"]) == n
+        with django_assert_max_num_queries(4):
+            catalog = client.get(f"/v2/_catalog?n={n}", **as_user(admin.username))
+        assert len(catalog.json()["repositories"]) == n
+    with django_assert_max_num_queries(8):
+        referrers = client.get(f"/v2/team/app/referrers/{digest}", **as_user(owner.username))
+    assert len(referrers.json()["manifests"]) == 6
