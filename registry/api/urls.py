@@ -73,5 +73,5 @@ urlpatterns = [
     path("usergroups/<id:group_id>", users.UserGroupDetailView.as_view()),
     path("labels", labels.LabelListView.as_view()),
     path("labels/<id:label_id>", labels.LabelDetailView.as_view()),
-    re_path(r"^.*$", HarborUnknownPathView.as_view()),
+    re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]
