@@ -19,6 +19,7 @@ from registry.distribution.errors import (
     ManifestInvalid,
     ManifestUnknown,
     NameUnknown,
+    SizeInvalid,
     TooLarge,
 )
 from registry.distribution.models import Blob, Referrer, RepositoryBlob
@@ -68,7 +69,10 @@ class Pushed:
 def read_manifest_body(stream, length: int | None) -> bytes:
     if length is not None and length > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
-    content = b"".join(storage.read_body(stream, length))
+    try:
+        content = b"".join(storage.read_body(stream, length))
+    except ConnectionError as exc:
+        raise SizeInvalid("request body shorter than its Content-Length") from exc
     if len(content) > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
     return content

@@ -111,7 +111,11 @@ def read_body(stream, length: int | None) -> Iterator[bytes]:
     remaining = length
     while remaining is None or remaining > 0:
         size = CHUNK_SIZE if remaining is None else min(CHUNK_SIZE, remaining)
-        chunk = stream.read(size)
+        try:
+            chunk = stream.read(size)
+        except OSError as exc:
+            # The client went away mid-body (the server's own read error types vary).
+            raise ConnectionError("request body broke off") from exc
         if not chunk:
             break
         if remaining is not None:
