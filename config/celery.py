@@ -9,3 +9,5 @@ app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = [Queue("default"), Queue("git"), Queue("webhooks")]
 app.autodiscover_tasks()
+# Packages inside an app that keep their own tasks module.
+app.autodiscover_tasks(["registry.distribution"])

@@ -148,6 +148,29 @@ STATICFILES_DIRS = (
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = DATA_DIR / "media"
 
+# --- registry (OCI distribution API, /v2/ and /service/token) ----------------------
+# Blobs are content-addressed in the `registry` storage: any Django storage backend works
+# (S3-compatible for scale-out); uploads in progress are staged under DATA_DIR.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "registry": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(DATA_DIR / "registry"), "allow_overwrite": True},
+    },
+}
+REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
+# Upload sessions untouched for this long are removed with their staged bytes.
+REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
+REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
+REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
+CELERY_BEAT_SCHEDULE = {
+    "registry-purge-abandoned-uploads": {
+        "task": "registry.purge_abandoned_uploads",
+        "schedule": 3600.0,
+    },
+}
+
 # --- REST framework -----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -129,3 +129,7 @@ class ArtifactLabelAdmin(admin.ModelAdmin):
     search_fields = ["label__name", "artifact__digest"]
     list_filter = ["label"]
     raw_id_fields = ["artifact", "label"]
+
+
+# The OCI distribution records (registry/distribution) are registered in their own module.
+from registry.distribution import admin as distribution_admin  # noqa: E402,F401

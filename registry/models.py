@@ -331,3 +331,6 @@ class ArtifactLabel(models.Model):
 
     def __str__(self):
         return f"{self.artifact_id}:{self.label_id}"
+
+
+from registry.distribution.models import *  # noqa: E402,F403  (OCI distribution records)

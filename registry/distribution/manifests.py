@@ -1,0 +1,354 @@
+"""Manifests: validation, push (through registry.services), resolution, delete, referrers.
+
+Manifest bytes are stored as blobs at their digest; the registry's artifact and tag
+records say which manifests a repository holds.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from registry import services
+from registry.distribution import auth, blobs, digests, storage
+from registry.distribution.errors import (
+    Denied,
+    DigestInvalid,
+    ManifestBlobUnknown,
+    ManifestInvalid,
+    ManifestUnknown,
+    NameUnknown,
+    SizeInvalid,
+    TooLarge,
+)
+from registry.distribution.models import Blob, Referrer, RepositoryBlob
+from registry.errors import QuotaExceeded
+from registry.models import Artifact, Project, Repository, Tag
+
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+# Image configs are read for `extra_attrs`; anything bigger is not an image config.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+TAG_SHAPE = re.compile(r"^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$")
+
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+OCI_INDEX = "application/vnd.oci.image.index.v1+json"
+DOCKER_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json"
+DOCKER_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
+IMAGE_MANIFESTS = (OCI_MANIFEST, DOCKER_MANIFEST)
+INDEXES = (OCI_INDEX, DOCKER_LIST)
+IMAGE_CONFIGS = (
+    "application/vnd.oci.image.config.v1+json",
+    "application/vnd.docker.container.image.v1+json",
+)
+# Layers kept outside the registry (Windows base layers, non-distributable OCI layers).
+FOREIGN_LAYERS = (
+    "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
+)
+
+
+@dataclass
+class Found:
+    repository: Repository
+    artifact: Artifact
+    tag: str | None
+    digest: str
+    media_type: str
+    size: int
+
+
+@dataclass
+class Pushed:
+    digest: str
+    subject: str
+
+
+def read_manifest_body(stream, length: int | None) -> bytes:
+    if length is not None and length > MAX_MANIFEST_BYTES:
+        raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+    try:
+        content = b"".join(storage.read_body(stream, length))
+    except ConnectionError as exc:
+        raise SizeInvalid("request body shorter than its Content-Length") from exc
+    if len(content) > MAX_MANIFEST_BYTES:
+        raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+    return content
+
+
+def _descriptor(value, where: str) -> dict:
+    if not isinstance(value, dict) or not isinstance(value.get("digest"), str):
+        raise ManifestInvalid(f"{where} is not a descriptor")
+    if not isinstance(value.get("size"), int) or value["size"] < 0:
+        raise ManifestInvalid(f"{where} has no valid size")
+    try:
+        digests.parse(value["digest"])
+    except DigestInvalid as exc:
+        raise ManifestInvalid(f"{where} has an invalid digest") from exc
+    return value
+
+
+def parse_manifest(content: bytes, content_type: str) -> tuple[dict, str]:
+    """The manifest document and its media type; MANIFEST_INVALID when malformed."""
+    try:
+        document = json.loads(content)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ManifestInvalid("manifest is not valid JSON") from exc
+    if not isinstance(document, dict):
+        raise ManifestInvalid("manifest is not a JSON object")
+    declared = document.get("mediaType")
+    content_type = content_type.split(";")[0].strip()
+    if declared and content_type and declared != content_type:
+        raise ManifestInvalid(f"mediaType {declared} does not match Content-Type {content_type}")
+    media_type = declared or content_type
+    if not media_type:
+        media_type = OCI_INDEX if "manifests" in document else OCI_MANIFEST
+    if media_type not in IMAGE_MANIFESTS + INDEXES:
+        raise ManifestInvalid(f"unsupported manifest media type {media_type}")
+    if document.get("schemaVersion") != 2:
+        raise ManifestInvalid("schemaVersion must be 2")
+    if media_type in IMAGE_MANIFESTS:
+        _descriptor(document.get("config"), "config")
+        layers = document.get("layers")
+        if not isinstance(layers, list):
+            raise ManifestInvalid("layers must be a list")
+        for position, layer in enumerate(layers):
+            _descriptor(layer, f"layers[{position}]")
+    else:
+        children = document.get("manifests")
+        if not isinstance(children, list):
+            raise ManifestInvalid("manifests must be a list")
+        for position, child in enumerate(children):
+            _descriptor(child, f"manifests[{position}]")
+    if "subject" in document:
+        _descriptor(document["subject"], "subject")
+    return document, media_type
+
+
+def _project(repository_name: str) -> Project:
+    project = auth.project_named(auth.project_name_of(repository_name))
+    if project is None:
+        raise NameUnknown(detail={"name": repository_name})
+    return project
+
+
+def _image_details(repository_name: str, document: dict) -> tuple[int, dict | None]:
+    """Size of the blobs the manifest references, and `extra_attrs` from an image config.
+
+    Every referenced blob must be in the repository (foreign layers excepted).
+    """
+    config = document["config"]
+    wanted = [config] + [
+        layer for layer in document["layers"] if layer.get("mediaType") not in FOREIGN_LAYERS
+    ]
+    known = dict(
+        Blob.objects.filter(
+            digest__in=[item["digest"] for item in wanted],
+            links__repository_name=repository_name,
+        ).values_list("digest", "size")
+    )
+    for item in wanted:
+        if item["digest"] not in known:
+            raise ManifestBlobUnknown(detail={"digest": item["digest"]})
+    size = sum(item["size"] for item in wanted)
+    extra_attrs = None
+    if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
+        extra_attrs = _config_attributes(storage.read_bytes(config["digest"]))
+    return size, extra_attrs
+
+
+def _config_attributes(content: bytes) -> dict | None:
+    """Harbor's image `extra_attrs`: architecture, os, created, author, config."""
+    try:
+        config = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(config, dict):
+        return None
+    return {
+        key: config[key]
+        for key in ("architecture", "os", "created", "author", "config")
+        if key in config
+    }
+
+
+def _index_details(repository: Repository | None, document: dict) -> int:
+    """Size of the children, which must all be manifests of this repository."""
+    children = [child["digest"] for child in document["manifests"]]
+    known = (
+        dict(
+            Artifact.objects.filter(repository=repository, digest__in=children).values_list(
+                "digest", "size"
+            )
+        )
+        if repository is not None
+        else {}
+    )
+    for digest in children:
+        if digest not in known:
+            raise ManifestBlobUnknown("manifest unknown to registry", detail={"digest": digest})
+    return sum(known[digest] for digest in set(children))
+
+
+def push(repository_name: str, reference: str, content: bytes, content_type: str) -> Pushed:
+    project = _project(repository_name)
+    document, media_type = parse_manifest(content, content_type)
+    if digests.looks_like_digest(reference):
+        algorithm, _ = digests.parse(reference)
+        digest = digests.of_bytes(content, algorithm)
+        if digest != reference:
+            raise DigestInvalid(detail={"digest": reference})
+        tag = None
+    else:
+        if not TAG_SHAPE.match(reference):
+            raise ManifestInvalid("invalid tag", detail={"tag": reference})
+        digest = digests.of_bytes(content)
+        tag = reference
+    repository = Repository.objects.filter(name=repository_name).first()
+    if media_type in IMAGE_MANIFESTS:
+        referenced_size, extra_attrs = _image_details(repository_name, document)
+        config_type = document["config"].get("mediaType", "")
+        artifact_media_type = config_type
+        artifact_type = document.get("artifactType") or config_type
+        references = ()
+    else:
+        referenced_size, extra_attrs = _index_details(repository, document), None
+        artifact_media_type = media_type
+        artifact_type = document.get("artifactType") or media_type
+        references = [
+            {
+                key: child[key]
+                for key in ("digest", "platform", "annotations", "urls")
+                if key in child
+            }
+            for child in document["manifests"]
+        ]
+    subject = (document.get("subject") or {}).get("digest", "")
+    storage.save_bytes(digest, content)
+    with transaction.atomic():
+        blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": len(content)})
+        blobs.link(repository_name, blob)
+        try:
+            artifact = services.record_artifact_push(
+                project,
+                repository_name,
+                digest=digest,
+                media_type=artifact_media_type,
+                manifest_media_type=media_type,
+                artifact_type=artifact_type,
+                size=len(content) + referenced_size,
+                extra_attrs=extra_attrs,
+                annotations=document.get("annotations"),
+                references=references,
+                tag=tag,
+            )
+        except QuotaExceeded as exc:
+            raise Denied(str(exc.detail)) from exc
+        if subject:
+            Referrer.objects.update_or_create(
+                artifact=artifact,
+                defaults={
+                    "subject_digest": subject,
+                    "media_type": media_type,
+                    "artifact_type": artifact_type,
+                    "size": len(content),
+                    "annotations": document.get("annotations"),
+                },
+            )
+    return Pushed(digest=digest, subject=subject)
+
+
+def charge_blob(repository_name: str, digest: str, size: int) -> None:
+    """Refuse a blob that is new to the project and would take it over its quota."""
+    project = _project(repository_name)
+    in_project = RepositoryBlob.objects.filter(
+        blob__digest=digest, repository_name__startswith=project.name + "/"
+    ).exists()
+    if in_project:
+        return
+    try:
+        services.check_quota(project, size)
+    except QuotaExceeded as exc:
+        raise Denied(str(exc.detail)) from exc
+
+
+def resolve(repository_name: str, reference: str) -> Found:
+    """The manifest a tag or digest names in the repository (two queries)."""
+    tag = None
+    if digests.looks_like_digest(reference):
+        digests.parse(reference)
+        artifact = (
+            Artifact.objects.select_related("repository")
+            .filter(repository__name=repository_name, digest=reference)
+            .first()
+        )
+    else:
+        found_tag = (
+            Tag.objects.select_related("artifact__repository")
+            .filter(repository__name=repository_name, name=reference)
+            .first()
+        )
+        artifact = found_tag.artifact if found_tag else None
+        tag = reference
+    if artifact is None:
+        if not Repository.objects.filter(name=repository_name).exists():
+            raise NameUnknown(detail={"name": repository_name})
+        raise ManifestUnknown(detail={"reference": reference})
+    blob = Blob.objects.filter(digest=artifact.digest).first()
+    if blob is None:
+        raise ManifestUnknown(detail={"reference": reference})
+    return Found(
+        repository=artifact.repository,
+        artifact=artifact,
+        tag=tag,
+        digest=artifact.digest,
+        media_type=artifact.manifest_media_type,
+        size=blob.size,
+    )
+
+
+def record_pull(found: Found) -> None:
+    # One commit for the three counters instead of three.
+    with transaction.atomic():
+        services.record_pull(found.repository, found.artifact, found.tag)
+
+
+def delete(repository_name: str, reference: str) -> None:
+    """By digest: the artifact (with its tags); by tag: that tag only."""
+    repository = Repository.objects.filter(name=repository_name).first()
+    if repository is None:
+        raise NameUnknown(detail={"name": repository_name})
+    if digests.looks_like_digest(reference):
+        digests.parse(reference)
+        artifact = Artifact.objects.filter(repository=repository, digest=reference).first()
+        if artifact is None:
+            raise ManifestUnknown(detail={"reference": reference})
+        services.delete_artifact(artifact)
+        return
+    if not Tag.objects.filter(repository=repository, name=reference).exists():
+        raise ManifestUnknown(detail={"reference": reference})
+    services.delete_tag(repository, reference)
+
+
+def referrers(repository_name: str, digest: str, artifact_type: str = "") -> dict:
+    """The image index of the manifests whose subject is `digest`, optionally filtered."""
+    digests.parse(digest)
+    rows = Referrer.objects.filter(
+        artifact__repository__name=repository_name, subject_digest=digest
+    ).select_related("artifact")
+    if artifact_type:
+        rows = rows.filter(artifact_type=artifact_type)
+    manifests = []
+    for row in rows:
+        entry = {
+            "mediaType": row.media_type,
+            "digest": row.artifact.digest,
+            "size": row.size,
+            "artifactType": row.artifact_type,
+        }
+        if row.annotations:
+            entry["annotations"] = row.annotations
+        manifests.append(entry)
+    return {"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": manifests}

@@ -1,0 +1,97 @@
+"""Records of the OCI distribution API: blobs, their links to repositories, uploads, subjects.
+
+Repositories, artifacts and tags are the registry's own records (registry.models); these
+hold what only the distribution protocol needs.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
+
+__all__ = ["Blob", "Referrer", "RepositoryBlob", "Upload"]
+
+
+class Blob(models.Model):
+    """Content stored once at its digest (layers, configs and manifests alike)."""
+
+    digest = models.CharField(max_length=200, unique=True)
+    size = models.BigIntegerField()
+    creation_time = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return self.digest
+
+
+class RepositoryBlob(models.Model):
+    """A blob reachable in a repository (pushed or mounted there).
+
+    Keyed by the repository's full name: blobs are uploaded before the manifest that
+    creates the repository record.
+    """
+
+    repository_name = models.CharField(max_length=255)
+    blob = models.ForeignKey(Blob, on_delete=models.CASCADE, related_name="links")
+    creation_time = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["repository_name", "blob"], name="distribution_repository_blob_unique"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.repository_name}@{self.blob_id}"
+
+
+class Upload(models.Model):
+    """A blob upload in progress; its bytes are staged in a file named by the id."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    repository_name = models.CharField(max_length=255)
+    # Bytes received so far (the staged file's length after the last completed request).
+    offset = models.BigIntegerField(default=0)
+    creation_time = models.DateTimeField(auto_now_add=True)
+    update_time = models.DateTimeField(auto_now=True, db_index=True)
+
+    class Meta:
+        ordering = ["creation_time"]
+
+    def __str__(self):
+        return f"{self.repository_name} upload {self.id}"
+
+
+class Referrer(models.Model):
+    """An artifact whose manifest has a `subject`: one entry of the referrers API.
+
+    Holds the descriptor fields of the referring manifest itself (its own size, not the
+    artifact's total).
+    """
+
+    artifact = models.OneToOneField(
+        "registry.Artifact", on_delete=models.CASCADE, related_name="referrer"
+    )
+    subject_digest = models.CharField(max_length=200)
+    media_type = models.CharField(max_length=255)
+    artifact_type = models.CharField(max_length=255, blank=True)
+    size = models.BigIntegerField()
+    annotations = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["subject_digest"])]
+
+    def __str__(self):
+        return f"{self.artifact_id} -> {self.subject_digest}"
+
+
+@receiver(post_delete, sender="registry.Repository")
+def forget_repository_blobs(sender, instance, **kwargs):
+    """A deleted repository's blobs stop being reachable under its name (either API)."""
+    RepositoryBlob.objects.filter(repository_name=instance.name).delete()

@@ -1,0 +1,189 @@
+"""Blob bytes: content-addressed in a Django storage, uploads staged in files under DATA_DIR.
+
+A blob lives at `blobs/<algorithm>/<first two hex>/<hex>` of the `registry` storage alias
+(a FileSystemStorage under `$DATA_DIR/registry` by default; any Django storage, S3 included,
+can be configured). An upload in progress is a plain file under `$DATA_DIR/registry-uploads`
+that only becomes visible as a blob once its digest has been verified.
+"""
+
+import contextlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import storages
+
+from registry.distribution import digests
+
+CHUNK_SIZE = 1024 * 1024
+
+
+def blob_storage():
+    return storages["registry"]
+
+
+def blob_path(digest: str) -> str:
+    algorithm, hexpart = digests.parse(digest)
+    return f"blobs/{algorithm}/{hexpart[:2]}/{hexpart}"
+
+
+def uploads_dir() -> Path:
+    path = Path(settings.REGISTRY_UPLOADS_DIR)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def upload_path(upload_id) -> Path:
+    return uploads_dir() / str(upload_id)
+
+
+def discard_upload_file(upload_id) -> None:
+    _hashers.forget(str(upload_id))
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(upload_path(upload_id))
+
+
+class _RunningHashers:
+    """The sha256 of each upload's bytes so far, kept while the same process receives it.
+
+    Chunks of one upload may reach other processes (or arrive after a restart); then the
+    digest is computed by reading the staged file again at the end.
+    """
+
+    LIMIT = 256
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, tuple[int, object]] = OrderedDict()
+
+    def take(self, key: str, offset: int):
+        with self._lock:
+            entry = self._entries.pop(key, None)
+        if entry is not None and entry[0] == offset:
+            return entry[1]
+        return digests.new_hasher("sha256") if offset == 0 else None
+
+    def keep(self, key: str, offset: int, hasher) -> None:
+        with self._lock:
+            self._entries[key] = (offset, hasher)
+            while len(self._entries) > self.LIMIT:
+                self._entries.popitem(last=False)
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+
+_hashers = _RunningHashers()
+
+
+def append_to_upload(upload_id, offset: int, stream, length: int | None) -> int:
+    """Append the request body (`length` bytes, or to the end when None) at `offset`.
+
+    Returns the new size. The file is truncated back to `offset` if the body breaks off,
+    so a failed chunk can be retried from where the upload stood.
+    """
+    path = upload_path(upload_id)
+    key = str(upload_id)
+    hasher = _hashers.take(key, offset)
+    written = 0
+    with open(path, "ab") as handle:
+        handle.truncate(offset)
+        try:
+            for chunk in read_body(stream, length):
+                handle.write(chunk)
+                if hasher is not None:
+                    hasher.update(chunk)
+                written += len(chunk)
+        except BaseException:
+            handle.truncate(offset)
+            raise
+    if hasher is not None:
+        _hashers.keep(key, offset + written, hasher)
+    return offset + written
+
+
+def read_body(stream, length: int | None) -> Iterator[bytes]:
+    remaining = length
+    while remaining is None or remaining > 0:
+        size = CHUNK_SIZE if remaining is None else min(CHUNK_SIZE, remaining)
+        try:
+            chunk = stream.read(size)
+        except OSError as exc:
+            # The client went away mid-body (the server's own read error types vary).
+            raise ConnectionError("request body broke off") from exc
+        if not chunk:
+            break
+        if remaining is not None:
+            remaining -= len(chunk)
+        yield chunk
+    if remaining:
+        raise ConnectionError("request body ended before its Content-Length")
+
+
+def upload_digest(upload_id, size: int, algorithm: str) -> str:
+    """Digest of the staged bytes, from the running hash when this process has it."""
+    hasher = _hashers.take(str(upload_id), size) if algorithm == "sha256" else None
+    if hasher is None:
+        hasher = digests.new_hasher(algorithm)
+        with open(upload_path(upload_id), "rb") as handle:
+            while chunk := handle.read(CHUNK_SIZE):
+                hasher.update(chunk)
+    return f"{algorithm}:{hasher.hexdigest()}"
+
+
+class _StagedFile(File):
+    """Lets FileSystemStorage move the staged file into place instead of copying it."""
+
+    def temporary_file_path(self):
+        return self.file.name
+
+
+def promote_upload(upload_id, digest: str) -> None:
+    """Move the verified staged file to its content address (a rename on one disk)."""
+    storage = blob_storage()
+    name = blob_path(digest)
+    path = upload_path(upload_id)
+    if storage.exists(name):
+        discard_upload_file(upload_id)
+        return
+    with open(path, "rb") as handle:
+        storage.save(name, _StagedFile(handle, name=name))
+    discard_upload_file(upload_id)
+
+
+def save_bytes(digest: str, data: bytes) -> None:
+    from django.core.files.base import ContentFile
+
+    storage = blob_storage()
+    name = blob_path(digest)
+    if not storage.exists(name):
+        storage.save(name, ContentFile(data))
+
+
+def read_bytes(digest: str) -> bytes:
+    with blob_storage().open(blob_path(digest), "rb") as handle:
+        return handle.read()
+
+
+def open_blob(digest: str):
+    return blob_storage().open(blob_path(digest), "rb")
+
+
+def iter_range(handle, start: int, length: int) -> Iterator[bytes]:
+    """`length` bytes of an open blob from `start`, closing it at the end."""
+    try:
+        handle.seek(start)
+        remaining = length
+        while remaining > 0:
+            chunk = handle.read(min(CHUNK_SIZE, remaining))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+            yield chunk
+    finally:
+        handle.close()

@@ -1,0 +1,308 @@
+"""`/v2/` routes of the OCI Distribution Specification v1.1 and the token service.
+
+Plain Django views: request bodies are read from the WSGI input in chunks and blobs are
+sent with FileResponse/StreamingHttpResponse, so memory stays flat whatever the size.
+"""
+
+import json
+import logging
+import re
+
+from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils.decorators import method_decorator
+from django.views import View
+from django.views.decorators.csrf import csrf_exempt
+
+from registry.distribution import auth, blobs, digests, listing, manifests, storage, token
+from registry.distribution.errors import (
+    DistributionError,
+    NameInvalid,
+    RangeNotSatisfiable,
+    RouteUnknown,
+    SizeInvalid,
+    Unsupported,
+    error_response,
+)
+
+logger = logging.getLogger("registry.distribution")
+
+NAME_COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
+# Harbor names are `<project>/<repo...>`: at least two components.
+REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+$")
+BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+API_VERSION_HEADER = ("Docker-Distribution-API-Version", "registry/2.0")
+
+
+def body_length(request) -> int | None:
+    """Declared body length; None for a chunked body (read to its end)."""
+    declared = request.META.get("CONTENT_LENGTH", "")
+    if declared:
+        try:
+            return int(declared)
+        except ValueError as exc:
+            raise SizeInvalid("invalid Content-Length") from exc
+    if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return None
+    return 0
+
+
+def body_stream(request, length: int | None):
+    # Django's own stream stops at Content-Length; a chunked body is de-chunked by the server.
+    return request.META["wsgi.input"] if length is None else request
+
+
+@method_decorator(csrf_exempt, name="dispatch")
+class DistributionView(View):
+    """Authentication, name validation and the error format for every `/v2/` route."""
+
+    def dispatch(self, request, *args, **kwargs):
+        try:
+            name = kwargs.get("name")
+            if name is not None and (len(name) > 255 or not REPOSITORY_NAME.match(name)):
+                raise NameInvalid(detail={"name": name})
+            self.caller = auth.identify(request)
+            response = super().dispatch(request, *args, **kwargs)
+        except DistributionError as error:
+            response = error_response(error)
+        except Exception:
+            logger.exception("unhandled error in %s %s", request.method, request.path)
+            response = error_response(DistributionError())
+        response[API_VERSION_HEADER[0]] = API_VERSION_HEADER[1]
+        return response
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        raise Unsupported(f"method {request.method} is not allowed here")
+
+
+class BaseView(DistributionView):
+    """`GET /v2/`: 200 for a signed-in caller, else the challenge clients log in from."""
+
+    def get(self, request):
+        if not self.caller.authenticated:
+            raise auth.refuse(self.caller)
+        return JsonResponse({})
+
+
+class CatalogView(DistributionView):
+    def get(self, request):
+        if not self.caller.may_list_catalog():
+            raise auth.refuse(self.caller, "registry:catalog:*")
+        page = listing.catalog(request.GET.get("n"), request.GET.get("last", ""))
+        return listing.page_response(request, {"repositories": page.items}, page)
+
+
+class BlobView(DistributionView):
+    def head(self, request, name, digest):
+        auth.require(self.caller, name, "pull")
+        blob = blobs.linked_blob(name, digest)
+        response = HttpResponse(content_type="application/octet-stream")
+        response["Content-Length"] = str(blob.size)
+        response["Docker-Content-Digest"] = blob.digest
+        response["Accept-Ranges"] = "bytes"
+        return response
+
+    def get(self, request, name, digest):
+        auth.require(self.caller, name, "pull")
+        blob = blobs.linked_blob(name, digest)
+        byte_range = request.headers.get("Range", "")
+        if byte_range:
+            return self._partial(blob, byte_range)
+        response = FileResponse(storage.open_blob(blob.digest))
+        response["Content-Type"] = "application/octet-stream"
+        response["Content-Length"] = str(blob.size)
+        if response.has_header("Content-Disposition"):
+            del response["Content-Disposition"]
+        response["Docker-Content-Digest"] = blob.digest
+        response["Accept-Ranges"] = "bytes"
+        return response
+
+    def _partial(self, blob, byte_range: str):
+        match = BYTE_RANGE.match(byte_range.strip())
+        if not match or match.groups() == ("", ""):
+            raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
+        first, last = match.groups()
+        if first == "":
+            start, end = max(blob.size - int(last), 0), blob.size - 1
+        else:
+            start = int(first)
+            end = min(int(last), blob.size - 1) if last else blob.size - 1
+        if start >= blob.size or end < start:
+            raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
+        length = end - start + 1
+        response = StreamingHttpResponse(
+            storage.iter_range(storage.open_blob(blob.digest), start, length),
+            status=206,
+            content_type="application/octet-stream",
+        )
+        response["Content-Length"] = str(length)
+        response["Content-Range"] = f"bytes {start}-{end}/{blob.size}"
+        response["Docker-Content-Digest"] = blob.digest
+        response["Accept-Ranges"] = "bytes"
+        return response
+
+    def delete(self, request, name, digest):
+        auth.require(self.caller, name, "delete")
+        blobs.unlink(name, digest)
+        response = HttpResponse(status=202)
+        response["Content-Length"] = "0"
+        return response
+
+
+def blob_created(name: str, digest: str) -> HttpResponse:
+    response = HttpResponse(status=201)
+    response["Location"] = f"/v2/{name}/blobs/{digest}"
+    response["Docker-Content-Digest"] = digest
+    response["Content-Length"] = "0"
+    return response
+
+
+def upload_accepted(upload, status: int = 202) -> HttpResponse:
+    response = HttpResponse(status=status)
+    for header, value in blobs.upload_headers(upload).items():
+        response[header] = value
+    response["Content-Length"] = "0"
+    return response
+
+
+class UploadStartView(DistributionView):
+    """POST: open a session, upload in one request (`?digest=`), or mount (`?mount=&from=`)."""
+
+    def post(self, request, name):
+        auth.require(self.caller, name, "push")
+        mount_digest = request.GET.get("mount")
+        source = request.GET.get("from")
+        if mount_digest and source and self.caller.may(source, "pull"):
+            blob = blobs.mountable(source, mount_digest)
+            if blob is not None:
+                manifests.charge_blob(name, blob.digest, blob.size)
+                blobs.link(name, blob)
+                return blob_created(name, blob.digest)
+        digest = request.GET.get("digest")
+        if not digest:
+            return upload_accepted(blobs.start_upload(name))
+        length = body_length(request)
+        digests.parse(digest)
+        manifests.charge_blob(name, digest, length or 0)
+        upload = blobs.start_upload(name)
+        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.complete_upload(upload, digest)
+        return blob_created(name, digest)
+
+
+class UploadView(DistributionView):
+    """One upload session: status, chunks, completion, cancel."""
+
+    def get(self, request, name, upload_id):
+        auth.require(self.caller, name, "push")
+        return upload_accepted(blobs.get_upload(name, upload_id), status=204)
+
+    def patch(self, request, name, upload_id):
+        auth.require(self.caller, name, "push")
+        upload = blobs.get_upload(name, upload_id)
+        length = body_length(request)
+        blobs.receive_chunk(
+            upload,
+            body_stream(request, length),
+            length,
+            request.headers.get("Content-Range", ""),
+        )
+        return upload_accepted(upload)
+
+    def put(self, request, name, upload_id):
+        auth.require(self.caller, name, "push")
+        upload = blobs.get_upload(name, upload_id)
+        digest = request.GET.get("digest", "")
+        digests.parse(digest)
+        length = body_length(request)
+        manifests.charge_blob(name, digest, upload.offset + (length or 0))
+        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.complete_upload(upload, digest)
+        return blob_created(name, digest)
+
+    def delete(self, request, name, upload_id):
+        auth.require(self.caller, name, "push")
+        blobs.cancel_upload(blobs.get_upload(name, upload_id))
+        response = HttpResponse(status=204)
+        return response
+
+
+class ManifestView(DistributionView):
+    def get(self, request, name, reference):
+        auth.require(self.caller, name, "pull")
+        found = manifests.resolve(name, reference)
+        manifests.record_pull(found)
+        return self._manifest_response(found, with_body=True)
+
+    def head(self, request, name, reference):
+        auth.require(self.caller, name, "pull")
+        return self._manifest_response(manifests.resolve(name, reference), with_body=False)
+
+    def _manifest_response(self, found, with_body: bool) -> HttpResponse:
+        content = storage.read_bytes(found.digest) if with_body else b""
+        response = HttpResponse(content, content_type=found.media_type)
+        response["Content-Length"] = str(found.size)
+        response["Docker-Content-Digest"] = found.digest
+        return response
+
+    def put(self, request, name, reference):
+        auth.require(self.caller, name, "push")
+        length = body_length(request)
+        content = manifests.read_manifest_body(body_stream(request, length), length)
+        pushed = manifests.push(name, reference, content, request.headers.get("Content-Type", ""))
+        response = HttpResponse(status=201)
+        response["Location"] = f"/v2/{name}/manifests/{pushed.digest}"
+        response["Docker-Content-Digest"] = pushed.digest
+        response["Content-Length"] = "0"
+        if pushed.subject:
+            response["OCI-Subject"] = pushed.subject
+        return response
+
+    def delete(self, request, name, reference):
+        auth.require(self.caller, name, "delete")
+        manifests.delete(name, reference)
+        response = HttpResponse(status=202)
+        response["Content-Length"] = "0"
+        return response
+
+
+class TagsView(DistributionView):
+    def get(self, request, name):
+        auth.require(self.caller, name, "pull")
+        page = listing.tags(name, request.GET.get("n"), request.GET.get("last", ""))
+        return listing.page_response(request, {"name": name, "tags": page.items}, page)
+
+
+class ReferrersView(DistributionView):
+    def get(self, request, name, digest):
+        auth.require(self.caller, name, "pull")
+        artifact_type = request.GET.get("artifactType", "")
+        index = manifests.referrers(name, digest, artifact_type)
+        response = HttpResponse(
+            json.dumps(index), content_type="application/vnd.oci.image.index.v1+json"
+        )
+        if artifact_type:
+            response["OCI-Filters-Applied"] = "artifactType"
+        return response
+
+
+class UnknownView(DistributionView):
+    def dispatch(self, request, *args, **kwargs):
+        response = error_response(RouteUnknown(f"path {request.path} was not found"))
+        response[API_VERSION_HEADER[0]] = API_VERSION_HEADER[1]
+        return response
+
+
+class TokenView(View):
+    """`GET /service/token`: a Bearer token granting what the caller's roles allow.
+
+    Basic credentials are optional (anonymous gets public pulls); wrong ones are 401.
+    """
+
+    def get(self, request):
+        caller = auth.identify(request)
+        if caller.scheme == "basic" and not caller.user.is_authenticated:
+            return error_response(auth.Unauthorized("invalid credentials"))
+        scopes = token.parse_scopes(request.GET.getlist("scope"))
+        granted = auth.grant(caller.user, scopes)
+        subject = caller.user.get_username() if caller.user.is_authenticated else ""
+        return JsonResponse(token.issue(subject, granted))
