@@ -1,0 +1,75 @@
+"""Wire records of the directory endpoints (harbor-v2.0-swagger.yaml: LdapConf,
+LdapPingResult, LdapUser, LdapImportUsers, LdapFailedImportUser, UserGroup)."""
+
+from rest_framework import serializers
+
+from registry.errors import UnprocessableEntity
+
+
+class LdapConfSerializer(serializers.Serializer):
+    """Every field optional: what the body leaves out comes from the stored configuration."""
+
+    ldap_url = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    ldap_search_dn = serializers.CharField(required=False, allow_blank=True)
+    ldap_search_password = serializers.CharField(
+        required=False, allow_blank=True, write_only=True, trim_whitespace=False
+    )
+    ldap_base_dn = serializers.CharField(required=False, allow_blank=True)
+    ldap_filter = serializers.CharField(required=False, allow_blank=True)
+    ldap_uid = serializers.CharField(required=False, allow_blank=True)
+    ldap_scope = serializers.IntegerField(required=False)
+    # Accepted and ignored, as Harbor does: the stored ldap_timeout bounds every ping.
+    ldap_connection_timeout = serializers.IntegerField(required=False)
+    ldap_verify_cert = serializers.BooleanField(required=False)
+
+    # LdapConf key -> configuration key, for the fields a ping uses.
+    CONFIGURATION_KEYS = {
+        "ldap_url": "ldap_url",
+        "ldap_search_dn": "ldap_search_dn",
+        "ldap_base_dn": "ldap_base_dn",
+        "ldap_filter": "ldap_filter",
+        "ldap_uid": "ldap_uid",
+        "ldap_scope": "ldap_scope",
+        "ldap_verify_cert": "ldap_verify_cert",
+    }
+
+
+class LdapPingResultSerializer(serializers.Serializer):
+    success = serializers.BooleanField()
+    message = serializers.CharField(required=False)
+
+
+class LdapUserSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    realname = serializers.CharField(allow_blank=True)
+    email = serializers.CharField(allow_blank=True)
+
+
+class LdapImportUsersSerializer(serializers.Serializer):
+    ldap_uid_list = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False
+    )
+
+
+class LdapFailedImportUserSerializer(serializers.Serializer):
+    uid = serializers.CharField(allow_blank=True)
+    error = serializers.CharField()
+
+
+class LdapUserGroupSerializer(serializers.Serializer):
+    """Harbor's group search answer: a UserGroup without id and group_type (#15171)."""
+
+    group_name = serializers.CharField(source="name")
+    ldap_group_dn = serializers.CharField(source="dn")
+
+
+def validated(serializer_class, data) -> dict:
+    """The body checked as go-swagger does before Harbor's handler: 422 when it is not."""
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        problems = [
+            f"{field} in body: {' '.join(str(message) for message in messages)}"
+            for field, messages in serializer.errors.items()
+        ]
+        raise UnprocessableEntity("validation failure list:\n" + "\n".join(problems))
+    return serializer.validated_data
