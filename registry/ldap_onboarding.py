@@ -85,8 +85,8 @@ def user_for_member(username: str):
 
 
 def group_for_member(group_dn: str) -> UserGroup:
-    """The LDAP user group with this DN, onboarded from the directory when the registry
-    does not have it yet (its name is the group's name attribute)."""
+    """The LDAP user group with this DN, onboarded from the configured directory when the
+    registry does not have it yet (its name is the group's name attribute)."""
     existing = UserGroup.objects.filter(
         group_type=UserGroup.GroupType.LDAP, ldap_group_dn__iexact=group_dn
     ).first()
@@ -94,8 +94,6 @@ def group_for_member(group_dn: str) -> UserGroup:
         return existing
     if not ldap_syntax.is_dn(group_dn):
         raise BadRequest(f"invalid DN syntax. DN: {group_dn}")
-    if not directory.ldap_mode():
-        raise BadRequest(f"LDAP Group DN is not found: DN:{group_dn}")
     found = directory.group_by_dn(directory.current_settings(), group_dn)
     if found is None:
         raise BadRequest(f"LDAP Group DN is not found: DN:{group_dn}")

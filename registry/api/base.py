@@ -1,11 +1,22 @@
 """Harbor v2.0 wire conventions, set once for every registry API view."""
 
+from django.http import HttpResponse
 from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
 
 from config.views import ServiceViewMixin, UnknownPathView
 from registry.api.authentication import HarborBasicAuthentication, HarborSessionAuthentication
 from registry.api.exceptions import harbor_exception_handler
 from registry.api.pagination import HarborPagination
+from registry.errors import UnprocessableEntity
+
+TRUE_WORDS = ("1", "t", "true")
+FALSE_WORDS = ("0", "f", "false")
+
+
+def validation_failure(field: str, where: str, problem: str) -> UnprocessableEntity:
+    """go-swagger's 422 text for a parameter or body that fails the schema."""
+    return UnprocessableEntity(f"validation failure list:\n{field} in {where} {problem}")
 
 
 class HarborViewMixin(ServiceViewMixin):
@@ -13,6 +24,70 @@ class HarborViewMixin(ServiceViewMixin):
     permission_classes = [AllowAny]
     pagination_class = HarborPagination
     exception_handler = staticmethod(harbor_exception_handler)
+
+    @property
+    def paginator(self) -> HarborPagination:
+        if not hasattr(self, "_paginator"):
+            self._paginator = self.pagination_class()
+        return self._paginator
+
+    # --- request side ---------------------------------------------------------------------
+
+    def query_bool(self, name: str, default: bool) -> bool:
+        raw = self.request.query_params.get(name)
+        if raw is None or raw == "":
+            return default
+        if raw.lower() in TRUE_WORDS:
+            return True
+        if raw.lower() in FALSE_WORDS:
+            return False
+        raise validation_failure(name, "query", f'must be of type boolean: "{raw}"')
+
+    def query_required(self, name: str) -> str:
+        value = self.request.query_params.get(name)
+        if value is None:
+            raise validation_failure(name, "query", "is required")
+        return value
+
+    def body(self, serializer_class, required: bool = True) -> dict:
+        """The validated JSON body; a body that fails the schema is 422 as in Harbor."""
+        data = self.request.data
+        if not isinstance(data, dict):
+            if data in (None, "", {}) and not required:
+                return {}
+            raise validation_failure("body", "body", "must be a JSON object")
+        serializer = serializer_class(data=data)
+        if not serializer.is_valid():
+            field, problems = next(iter(serializer.errors.items()))
+            raise validation_failure(field, "body", _first(problems))
+        return serializer.validated_data
+
+    # --- response side --------------------------------------------------------------------
+
+    @staticmethod
+    def empty(status: int = 200, location: str | None = None) -> HttpResponse:
+        """Harbor's bodiless answer: no body and no JSON content type (harborapi relies on it)."""
+        response = HttpResponse(status=status)
+        del response["Content-Type"]
+        if location:
+            response["Location"] = location
+        return response
+
+    def list_response(self, queryset, serializer_class, context: dict | None = None) -> Response:
+        page = self.paginator.paginate_queryset(queryset, self.request, view=self)
+        data = serializer_class(page, many=True, context=self.serializer_context(context)).data
+        return self.paginator.get_paginated_response(data)
+
+    def serializer_context(self, extra: dict | None = None) -> dict:
+        return {"request": self.request, **(extra or {})}
+
+
+def _first(problems) -> str:
+    if isinstance(problems, dict):
+        return _first(next(iter(problems.values())))
+    if isinstance(problems, list) and problems:
+        return _first(problems[0])
+    return str(problems)
 
 
 class HarborUnknownPathView(HarborViewMixin, UnknownPathView):

@@ -3,7 +3,7 @@ LdapPingResult, LdapUser, LdapImportUsers, LdapFailedImportUser, UserGroup)."""
 
 from rest_framework import serializers
 
-from registry.errors import UnprocessableEntity
+from registry.api.serializers import UserGroupSerializer
 
 
 class LdapConfSerializer(serializers.Serializer):
@@ -56,20 +56,8 @@ class LdapFailedImportUserSerializer(serializers.Serializer):
     error = serializers.CharField()
 
 
-class LdapUserGroupSerializer(serializers.Serializer):
-    """Harbor's group search answer: a UserGroup without id and group_type (#15171)."""
-
-    group_name = serializers.CharField(source="name")
-    ldap_group_dn = serializers.CharField(source="dn")
-
-
-def validated(serializer_class, data) -> dict:
-    """The body checked as go-swagger does before Harbor's handler: 422 when it is not."""
-    serializer = serializer_class(data=data)
-    if not serializer.is_valid():
-        problems = [
-            f"{field} in body: {' '.join(str(message) for message in messages)}"
-            for field, messages in serializer.errors.items()
-        ]
-        raise UnprocessableEntity("validation failure list:\n" + "\n".join(problems))
-    return serializer.validated_data
+def group_search_data(groups) -> list:
+    """Harbor's group search answer: UserGroup records holding only the name and the DN,
+    no id or group_type (#15171)."""
+    records = [{"group_name": group.name, "ldap_group_dn": group.dn} for group in groups]
+    return UserGroupSerializer(records, many=True).data

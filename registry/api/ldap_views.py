@@ -4,43 +4,37 @@ Admin only. Searches and imports use the stored system configuration; a ping tes
 configuration in its body, completed from the stored one.
 """
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
-from rest_framework.exceptions import NotAuthenticated
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, configuration, ldap_onboarding
+from registry import configuration, ldap_onboarding
 from registry import ldap as directory
+from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.ldap_serializers import (
     LdapConfSerializer,
     LdapFailedImportUserSerializer,
     LdapImportUsersSerializer,
     LdapPingResultSerializer,
-    LdapUserGroupSerializer,
     LdapUserSerializer,
-    validated,
+    group_search_data,
 )
-from registry.errors import Forbidden, NotFound
+from registry.api.permissions import require_sysadmin
+from registry.api.serializers import UserGroupSerializer
+from registry.errors import NotFound
+
+# Besides Harbor's statuses: 503 when the directory is down or does not answer in time.
+DIRECTORY_ERRORS = (400, 401, 403, 503)
 
 
 class IsSystemAdmin(BasePermission):
     """401 for anonymous callers, 403 with the caller's username for everyone else."""
 
     def has_permission(self, request, view):
-        if not request.user.is_authenticated:
-            raise NotAuthenticated("unauthorized")
-        if not access.is_sysadmin(request.user):
-            raise Forbidden(request.user.get_username())
+        require_sysadmin(request)
         return True
-
-
-ErrorResponse = OpenApiResponse(
-    response=serializers.JSONField(), description="Harbor error body {errors: [...]}"
-)
-ADMIN_ERRORS = {400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse}
 
 
 class LdapViewMixin(HarborViewMixin):
@@ -51,10 +45,10 @@ class LdapPingView(LdapViewMixin, APIView):
     @extend_schema(
         operation_id="pingLdap",
         request=LdapConfSerializer,
-        responses={200: LdapPingResultSerializer, **ADMIN_ERRORS},
+        responses=schema.responses(LdapPingResultSerializer, 400, 401, 403),
     )
     def post(self, request):
-        body = validated(LdapConfSerializer, request.data or {})
+        body = self.body(LdapConfSerializer, required=False)
         stored = configuration.values()
         values = dict(stored)
         for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items():
@@ -80,8 +74,8 @@ class LdapPingView(LdapViewMixin, APIView):
 class LdapUserSearchView(LdapViewMixin, APIView):
     @extend_schema(
         operation_id="searchLdapUser",
-        parameters=[OpenApiParameter("username", str, required=False)],
-        responses={200: LdapUserSerializer(many=True), **ADMIN_ERRORS},
+        parameters=[schema.query("username")],
+        responses=schema.responses(LdapUserSerializer(many=True), *DIRECTORY_ERRORS),
     )
     def get(self, request):
         username = request.query_params.get("username", "")
@@ -94,28 +88,26 @@ class LdapUserImportView(LdapViewMixin, APIView):
         operation_id="importLdapUser",
         request=LdapImportUsersSerializer,
         responses={
-            200: OpenApiResponse(description="all users imported"),
-            404: LdapFailedImportUserSerializer(many=True),
-            **ADMIN_ERRORS,
+            **schema.responses(None, *DIRECTORY_ERRORS),
+            404: OpenApiResponse(
+                LdapFailedImportUserSerializer(many=True), description="failed imports"
+            ),
         },
     )
     def post(self, request):
-        body = validated(LdapImportUsersSerializer, request.data)
+        body = self.body(LdapImportUsersSerializer)
         uids = body.get("ldap_uid_list") or []
         failures = ldap_onboarding.import_users(uids) if uids else []
         if failures:
             return Response(LdapFailedImportUserSerializer(failures, many=True).data, status=404)
-        return Response(status=200)
+        return self.empty()
 
 
 class LdapGroupSearchView(LdapViewMixin, APIView):
     @extend_schema(
         operation_id="searchLdapGroup",
-        parameters=[
-            OpenApiParameter("groupname", str, required=False),
-            OpenApiParameter("groupdn", str, required=False),
-        ],
-        responses={200: LdapUserGroupSerializer(many=True), 404: ErrorResponse, **ADMIN_ERRORS},
+        parameters=[schema.query("groupname"), schema.query("groupdn")],
+        responses=schema.responses(UserGroupSerializer(many=True), 404, *DIRECTORY_ERRORS),
     )
     def get(self, request):
         name = request.query_params.get("groupname", "")
@@ -129,4 +121,4 @@ class LdapGroupSearchView(LdapViewMixin, APIView):
             groups = [found] if found else []
         if not groups:
             raise NotFound(f"resource not found: group name:{name}, group DN:{dn}")
-        return Response(LdapUserGroupSerializer(groups, many=True).data)
+        return Response(group_search_data(groups))

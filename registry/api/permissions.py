@@ -1,0 +1,61 @@
+"""Harbor's authorization decisions for the API: who gets 401, 403 or 404 (harbor.md §6)."""
+
+from urllib.parse import unquote
+
+from registry import access
+from registry.errors import Forbidden, NotFound, Unauthorized
+from registry.models import Project
+
+TRUE_HEADER = ("true", "1", "t")
+
+
+def require_login(request) -> None:
+    if not request.user.is_authenticated:
+        raise Unauthorized()
+
+
+def require_sysadmin(request) -> None:
+    """System-level admin endpoints: 401 anonymous, 403 with the username as message."""
+    require_login(request)
+    if not access.is_sysadmin(request.user):
+        raise Forbidden(request.user.get_username())
+
+
+def deny(request):
+    return Unauthorized() if not request.user.is_authenticated else Forbidden()
+
+
+def project_lookup(request, name_or_id: str, names_only: bool = False) -> dict:
+    """The lookup for a `{project_name_or_id}` segment; X-Is-Resource-Name forces a name."""
+    name_or_id = unquote(name_or_id)
+    as_name = names_only or request.headers.get("X-Is-Resource-Name", "").lower() in TRUE_HEADER
+    if not as_name:
+        try:
+            return {"pk": int(name_or_id)}
+        except ValueError:
+            pass
+    return {"name": name_or_id}
+
+
+def get_project(request, name_or_id: str, action: str, names_only: bool = False) -> Project:
+    """The project if the caller may do `action` on it.
+
+    As Harbor, permission is decided before existence: a missing or hidden project gives
+    401 to anonymous callers and 403 to signed-in non-admins; only a sysadmin sees 404.
+    """
+    lookup = project_lookup(request, name_or_id, names_only)
+    project = (
+        Project.objects.select_related("owner")
+        .annotate(is_public=access.public_exists())
+        .filter(**lookup)
+        .first()
+        if "pk" not in lookup or 0 < lookup["pk"] < 2**63
+        else None
+    )
+    if project is None:
+        if access.is_sysadmin(request.user):
+            raise NotFound(f"project {next(iter(lookup.values()))} not found")
+        raise deny(request)
+    if not access.can(request.user, project, action):
+        raise deny(request)
+    return project

@@ -1,0 +1,191 @@
+"""Artifacts of a repository: the list with Harbor's q language, one artifact, its labels."""
+
+from datetime import datetime
+
+from django.db.models import Exists, OuterRef, Prefetch
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import services
+from registry.api import schema
+from registry.api.base import HarborViewMixin
+from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec
+from registry.api.permissions import get_project
+from registry.api.serializers import ArtifactSerializer, LabelSerializer
+from registry.api.views.repositories import default_base, repository_name_of
+from registry.errors import BadRequest, NotFound
+from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
+
+
+def _tags_filter(queryset, term):
+    tags = Tag.objects.filter(artifact=OuterRef("pk"))
+    if isinstance(term, Exact) and term.value == "*":
+        return queryset.filter(Exists(tags))
+    if isinstance(term, Exact) and term.value == "nil":
+        return queryset.filter(~Exists(tags))
+    if isinstance(term, Exact):
+        return queryset.filter(Exists(tags.filter(name=term.value)))
+    if isinstance(term, Fuzzy):
+        # Case-sensitive, unlike the other fuzzy matches (Harbor uses LIKE here).
+        return queryset.filter(Exists(tags.filter(name__contains=term.value)))
+    raise BadRequest("invalid value of tags")
+
+
+def _labels_filter(queryset, term):
+    if not isinstance(term, AllOf) or not all(isinstance(v, int) for v in term.values):
+        raise BadRequest("only support the AND list of integers for labels")
+    for label_id in term.values:
+        queryset = queryset.filter(
+            Exists(ArtifactLabel.objects.filter(artifact=OuterRef("pk"), label_id=label_id))
+        )
+    return queryset
+
+
+ARTIFACT_QUERY = QuerySpec(
+    columns={
+        "id": Column("pk", int),
+        "type": Column("type"),
+        "media_type": Column("media_type"),
+        "manifest_media_type": Column("manifest_media_type"),
+        "artifact_type": Column("artifact_type"),
+        "project_id": Column("project_id", int),
+        "repository_id": Column("repository_id", int),
+        "digest": Column("digest"),
+        "size": Column("size", int),
+        "icon": Column("icon"),
+        "push_time": Column("push_time", datetime),
+        "pull_time": Column("pull_time", datetime),
+    },
+    default_order=("-push_time", "-pk"),
+    special={"tags": _tags_filter, "labels": _labels_filter, "base": lambda qs, term: qs},
+)
+
+
+def artifact_queryset(with_label: bool):
+    prefetches = [
+        Prefetch("tags", queryset=Tag.objects.order_by("-push_time", "-pk")),
+        "references",
+    ]
+    if with_label:
+        prefetches.append(
+            Prefetch("label_links", queryset=ArtifactLabel.objects.select_related("label"))
+        )
+    return Artifact.objects.select_related("repository").prefetch_related(*prefetches)
+
+
+ARTIFACT_PARAMS = [
+    *schema.LISTING,
+    schema.query("with_tag", OpenApiTypes.BOOL),
+    schema.query("with_label", OpenApiTypes.BOOL),
+    schema.query("with_scan_overview", OpenApiTypes.BOOL),
+    schema.query("with_sbom_overview", OpenApiTypes.BOOL),
+    schema.query("with_immutable_status", OpenApiTypes.BOOL),
+    schema.query("with_accessory", OpenApiTypes.BOOL),
+    schema.header("X-Accept-Vulnerabilities"),
+]
+
+
+class ArtifactMixin(HarborViewMixin):
+    def flags(self) -> dict:
+        # Scan and SBOM overviews need a scanner; none is configured, so they stay absent.
+        self.query_bool("with_scan_overview", False)
+        self.query_bool("with_sbom_overview", False)
+        self.query_bool("with_immutable_status", False)
+        self.query_bool("with_accessory", False)
+        return {
+            "with_tag": self.query_bool("with_tag", True),
+            "with_label": self.query_bool("with_label", False),
+        }
+
+    def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
+        repository = services.find_repository(project, repository_name_of(repository_name))
+        artifacts = Artifact.objects.filter(repository=repository)
+        artifact = (
+            artifacts.filter(digest=reference).first()
+            if reference.startswith("sha256:")
+            else artifacts.filter(tags__name=reference).first()
+        )
+        if artifact is None:
+            raise NotFound(f"artifact {repository.name}:{reference} not found")
+        return artifact
+
+
+class ArtifactListView(ArtifactMixin, APIView):
+    @extend_schema(
+        operation_id="listArtifacts",
+        parameters=ARTIFACT_PARAMS,
+        responses=schema.responses(ArtifactSerializer(many=True), 400, 401, 403, 404),
+    )
+    def get(self, request, project_name, repository_name):
+        project = get_project(request, project_name, "artifact:list", names_only=True)
+        flags = self.flags()
+        full_name = f"{project.name}/{repository_name_of(repository_name)}"
+        # A missing repository lists nothing (200 []), as Harbor does.
+        repository_id = (
+            Repository.objects.filter(project=project, name=full_name)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        queryset = artifact_queryset(flags["with_label"]).filter(repository_id=repository_id)
+        params = request.query_params
+        if "base=*" not in (params.get("q") or ""):
+            queryset = queryset.filter(default_base())
+        queryset = ARTIFACT_QUERY.apply(queryset, params)
+        return self.list_response(queryset, ArtifactSerializer, flags)
+
+
+class ArtifactDetailView(ArtifactMixin, APIView):
+    @extend_schema(
+        operation_id="getArtifact",
+        parameters=ARTIFACT_PARAMS[4:],
+        responses=schema.responses(ArtifactSerializer, 400, 401, 403, 404),
+    )
+    def get(self, request, project_name, repository_name, reference):
+        project = get_project(request, project_name, "artifact:read", names_only=True)
+        flags = self.flags()
+        artifact = self.find_artifact(project, repository_name, reference)
+        artifact = artifact_queryset(flags["with_label"]).get(pk=artifact.pk)
+        context = self.serializer_context(flags)
+        return Response(ArtifactSerializer(artifact, context=context).data)
+
+    @extend_schema(
+        operation_id="deleteArtifact",
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def delete(self, request, project_name, repository_name, reference):
+        project = get_project(request, project_name, "artifact:delete", names_only=True)
+        services.delete_artifact(self.find_artifact(project, repository_name, reference))
+        return self.empty()
+
+
+class ArtifactLabelsView(ArtifactMixin, APIView):
+    @extend_schema(
+        operation_id="addLabel",
+        request=LabelSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404, 409),
+    )
+    def post(self, request, project_name, repository_name, reference):
+        project = get_project(request, project_name, "artifact-label:create", names_only=True)
+        artifact = self.find_artifact(project, repository_name, reference)
+        label_id = self.request.data.get("id") if isinstance(self.request.data, dict) else None
+        if not isinstance(label_id, int) or isinstance(label_id, bool):
+            raise BadRequest("the label id is required")
+        label = Label.objects.filter(pk=label_id).first()
+        if label is None:
+            raise NotFound(f"label {label_id} not found")
+        services.add_label_to_artifact(artifact, label)
+        return self.empty()
+
+
+class ArtifactLabelDetailView(ArtifactMixin, APIView):
+    @extend_schema(
+        operation_id="removeLabel",
+        responses=schema.responses(None, 400, 401, 403, 404, 409),
+    )
+    def delete(self, request, project_name, repository_name, reference, label_id):
+        project = get_project(request, project_name, "artifact-label:delete", names_only=True)
+        artifact = self.find_artifact(project, repository_name, reference)
+        services.remove_label_from_artifact(artifact, int(label_id))
+        return self.empty()

@@ -1,0 +1,135 @@
+"""Labels: global (system admin) and project-scoped (project admins and maintainers)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import services
+from registry.api import schema
+from registry.api.base import HarborViewMixin, validation_failure
+from registry.api.filters import Column, QuerySpec
+from registry.api.permissions import get_project, require_login, require_sysadmin
+from registry.api.serializers import LabelSerializer
+from registry.errors import BadRequest, NotFound
+from registry.models import Label
+
+LABEL_QUERY = QuerySpec(
+    columns={
+        "id": Column("pk", int),
+        "name": Column("name"),
+        "scope": Column("scope"),
+        "project_id": Column("project_id", int),
+    },
+    default_order=("name", "pk"),
+)
+
+
+def check_label_access(request, label: Label, action: str) -> None:
+    """Global labels: readable by all signed-in users, writable by sysadmins only."""
+    if label.scope == Label.Scope.GLOBAL:
+        if action.endswith(("read", "list")):
+            require_login(request)
+        else:
+            require_sysadmin(request)
+        return
+    get_project(request, str(label.project_id), action)
+
+
+def get_label(label_id: int) -> Label:
+    label = Label.objects.filter(pk=label_id).first()
+    if label is None:
+        raise NotFound(f"label {label_id} not found")
+    return label
+
+
+class LabelListView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="ListLabels",
+        parameters=[
+            *schema.LISTING,
+            schema.query("name"),
+            schema.query("scope"),
+            schema.query("project_id", OpenApiTypes.INT64),
+        ],
+        responses=schema.responses(LabelSerializer(many=True), 400, 401),
+    )
+    def get(self, request):
+        params = request.query_params
+        scope = params.get("scope") or Label.Scope.GLOBAL
+        queryset = Label.objects.all()
+        if scope == Label.Scope.GLOBAL:
+            queryset = queryset.filter(scope=scope)
+        elif scope == Label.Scope.PROJECT:
+            raw = params.get("project_id")
+            if not raw:
+                raise BadRequest("must specify project_id for project scope labels")
+            try:
+                project_id = int(raw)
+            except ValueError as exc:
+                raise validation_failure("project_id", "query", "must be of type int64") from exc
+            get_project(request, str(project_id), "label:list")
+            queryset = queryset.filter(scope=scope, project_id=project_id)
+        else:
+            raise BadRequest(f"invalid scope: {scope}")
+        if params.get("name"):
+            queryset = queryset.filter(name__icontains=params["name"])
+        return self.list_response(LABEL_QUERY.apply(queryset, params), LabelSerializer)
+
+    @extend_schema(
+        operation_id="CreateLabel",
+        request=LabelSerializer,
+        responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
+    )
+    def post(self, request):
+        require_login(request)
+        body = self.body(LabelSerializer)
+        scope = body.get("scope") or ""
+        project = None
+        if scope == Label.Scope.PROJECT:
+            if not body.get("project_id"):
+                raise BadRequest("project_id is required for a project label")
+            project = get_project(request, str(body["project_id"]), "label:create")
+        elif scope == Label.Scope.GLOBAL:
+            require_sysadmin(request)
+        label = services.create_label(
+            body.get("name") or "",
+            scope,
+            project,
+            description=body.get("description") or "",
+            color=body.get("color") or "",
+        )
+        return self.empty(201, f"{request.path.rstrip('/')}/{label.pk}")
+
+
+class LabelDetailView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="GetLabelByID",
+        responses=schema.responses(LabelSerializer, 401, 403, 404),
+    )
+    def get(self, request, label_id):
+        label = get_label(label_id)
+        check_label_access(request, label, "label:read")
+        return Response(LabelSerializer(label).data)
+
+    @extend_schema(
+        operation_id="UpdateLabel",
+        request=LabelSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404, 409),
+    )
+    def put(self, request, label_id):
+        label = get_label(label_id)
+        check_label_access(request, label, "label:update")
+        body = self.body(LabelSerializer)
+        services.update_label(label, body.get("name"), body.get("description"), body.get("color"))
+        return self.empty()
+
+    @extend_schema(
+        operation_id="DeleteLabel",
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def delete(self, request, label_id):
+        label = get_label(label_id)
+        check_label_access(request, label, "label:delete")
+        label.delete()
+        return self.empty()

@@ -1,0 +1,216 @@
+"""Projects: list, existence check, create, read, update, delete, deletable, summary."""
+
+from datetime import datetime
+
+from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import access, configuration, services
+from registry.api import schema
+from registry.api.base import HarborViewMixin
+from registry.api.filters import Column, QuerySpec
+from registry.api.permissions import get_project, require_login
+from registry.api.serializers import (
+    ProjectDeletableSerializer,
+    ProjectReqSerializer,
+    ProjectSerializer,
+    ProjectSummarySerializer,
+)
+from registry.errors import BadRequest, NotFound
+from registry.models import Project, ProjectMember, Repository, Role
+
+
+def repo_count() -> Coalesce:
+    counts = (
+        Repository.objects.filter(project=OuterRef("pk"))
+        .order_by()
+        .values("project")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def _public_filter(queryset, term):
+    wanted = str(getattr(term, "value", "")).lower() in ("true", "1")
+    return queryset.filter(is_public=wanted)
+
+
+def _owner_filter(queryset, term):
+    return queryset.filter(owner__username=str(getattr(term, "value", "")))
+
+
+PROJECT_QUERY = QuerySpec(
+    columns={
+        "project_id": Column("pk", int),
+        "owner_id": Column("owner_id", int),
+        "name": Column("name"),
+        "creation_time": Column("creation_time", datetime),
+        "update_time": Column("update_time", datetime),
+        "registry_id": Column("registry_id", int),
+    },
+    default_order=("name", "pk"),
+    special={"public": _public_filter, "owner": _owner_filter},
+)
+
+
+def project_queryset(user, with_detail: bool = True):
+    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
+    prefetches = [access.caller_memberships(user)]
+    if with_detail:
+        queryset = queryset.select_related("owner")
+        prefetches.append("metadata")
+    return queryset.prefetch_related(*prefetches)
+
+
+class ProjectListView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="listProjects",
+        parameters=[
+            *schema.LISTING,
+            schema.query("name"),
+            schema.query("public", OpenApiTypes.BOOL),
+            schema.query("owner"),
+            schema.query("with_detail", OpenApiTypes.BOOL),
+        ],
+        responses=schema.responses(ProjectSerializer(many=True), 400, 401),
+    )
+    def get(self, request):
+        with_detail = self.query_bool("with_detail", True)
+        queryset = project_queryset(request.user, with_detail)
+        params = request.query_params
+        if params.get("name"):
+            queryset = queryset.filter(name__icontains=params["name"])
+        if params.get("public") not in (None, ""):
+            queryset = queryset.filter(is_public=self.query_bool("public", False))
+        if params.get("owner"):
+            queryset = queryset.filter(owner__username=params["owner"])
+        queryset = PROJECT_QUERY.apply(queryset, params)
+        return self.list_response(queryset, ProjectSerializer, {"with_detail": with_detail})
+
+    @extend_schema(
+        operation_id="headProject",
+        parameters=[schema.query("project_name", required=True)],
+        responses=schema.responses(None, 400, 401, 404),
+    )
+    def head(self, request):
+        require_login(request)
+        name = self.query_required("project_name")
+        if " " in name:
+            raise BadRequest(f"invalid project name: '{name}'")
+        if not Project.objects.filter(name=name).exists():
+            raise NotFound(f"project {name} not found")
+        return self.empty()
+
+    @extend_schema(
+        operation_id="createProject",
+        request=ProjectReqSerializer,
+        parameters=[schema.header("X-Resource-Name-In-Location", OpenApiTypes.BOOL)],
+        responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
+    )
+    def post(self, request):
+        require_login(request)
+        body = self.body(ProjectReqSerializer)
+        project = services.create_project(
+            request.user,
+            body.get("project_name") or "",
+            metadata=body.get("metadata"),
+            public=body.get("public"),
+            storage_limit=body.get("storage_limit"),
+            cve_allowlist=body.get("cve_allowlist"),
+            as_admin=access.is_sysadmin(request.user),
+        )
+        by_name = request.headers.get("X-Resource-Name-In-Location", "").lower() == "true"
+        base = request.path.rstrip("/")
+        return self.empty(201, f"{base}/{project.name if by_name else project.pk}")
+
+
+PROJECT_PATH = [schema.IS_RESOURCE_NAME]
+
+
+class ProjectDetailView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getProject",
+        parameters=PROJECT_PATH,
+        responses=schema.responses(ProjectSerializer, 401, 403, 404),
+    )
+    def get(self, request, project_name_or_id):
+        project = get_project(request, project_name_or_id, "project:read")
+        project = project_queryset(request.user).get(pk=project.pk)
+        return Response(ProjectSerializer(project, context=self.serializer_context()).data)
+
+    @extend_schema(
+        operation_id="updateProject",
+        parameters=PROJECT_PATH,
+        request=ProjectReqSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def put(self, request, project_name_or_id):
+        project = get_project(request, project_name_or_id, "project:update")
+        body = self.body(ProjectReqSerializer)
+        services.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
+        return self.empty()
+
+    @extend_schema(
+        operation_id="deleteProject",
+        parameters=PROJECT_PATH,
+        responses=schema.responses(None, 400, 401, 403, 404, 412),
+    )
+    def delete(self, request, project_name_or_id):
+        project = get_project(request, project_name_or_id, "project:delete")
+        services.delete_project(project)
+        return self.empty()
+
+
+class ProjectDeletableView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getProjectDeletable",
+        parameters=PROJECT_PATH,
+        responses=schema.responses(ProjectDeletableSerializer, 401, 403, 404),
+    )
+    def get(self, request, project_name_or_id):
+        project = get_project(request, project_name_or_id, "project:delete")
+        deletable, message = services.project_deletable(project)
+        return Response(
+            ProjectDeletableSerializer({"deletable": deletable, "message": message}).data
+        )
+
+
+ROLE_COUNT_FIELDS = {
+    Role.PROJECT_ADMIN: "project_admin_count",
+    Role.MAINTAINER: "maintainer_count",
+    Role.DEVELOPER: "developer_count",
+    Role.GUEST: "guest_count",
+    Role.LIMITED_GUEST: "limited_guest_count",
+}
+
+
+class ProjectSummaryView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getProjectSummary",
+        parameters=PROJECT_PATH,
+        responses=schema.responses(ProjectSummarySerializer, 400, 401, 403, 404),
+    )
+    def get(self, request, project_name_or_id):
+        project = get_project(request, project_name_or_id, "project:read")
+        summary = {"repo_count": project.repositories.count()}
+        if access.can(request.user, project, "member:list"):
+            counts = ProjectMember.objects.filter(project=project).aggregate(
+                **{
+                    field: Count("pk", filter=Q(role=role))
+                    for role, field in ROLE_COUNT_FIELDS.items()
+                }
+            )
+            summary.update(counts)
+        if configuration.get("quota_per_project_enable") and access.can(
+            request.user, project, "quota:read"
+        ):
+            summary["quota"] = {
+                "hard": {"storage": project.storage_limit},
+                "used": {"storage": project.storage_used},
+            }
+        return Response(ProjectSummarySerializer(summary).data)

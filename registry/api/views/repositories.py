@@ -1,0 +1,131 @@
+"""Repositories: all visible ones, per project, and one by name (read, update, delete).
+
+A repository name holding "/" arrives double-encoded (`a%252Fb`); Django has decoded it
+once, so it is decoded once more here. A single-encoded `%2F` also works.
+"""
+
+from datetime import datetime
+from urllib.parse import unquote
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import access, services
+from registry.api import schema
+from registry.api.base import HarborViewMixin
+from registry.api.filters import Column, QuerySpec
+from registry.api.permissions import get_project
+from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
+from registry.models import Artifact, ArtifactReference, Repository, Tag
+
+
+def default_base():
+    """Harbor's default artifact set: tagged, or not the child of an index."""
+    tagged = Exists(Tag.objects.filter(artifact=OuterRef("pk")))
+    child = Exists(ArtifactReference.objects.filter(child=OuterRef("pk")))
+    return Q(tagged) | ~Q(child)
+
+
+def artifact_count() -> Coalesce:
+    counts = (
+        Artifact.objects.filter(default_base(), repository=OuterRef("pk"))
+        .order_by()
+        .values("repository")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def _blob_digest_filter(queryset, term):
+    return queryset.filter(artifacts__digest=str(getattr(term, "value", ""))).distinct()
+
+
+REPOSITORY_QUERY = QuerySpec(
+    columns={
+        "repository_id": Column("pk", int),
+        "id": Column("pk", int),
+        "name": Column("name"),
+        "project_id": Column("project_id", int),
+        "description": Column("description"),
+        "pull_count": Column("pull_count", int),
+        "creation_time": Column("creation_time", datetime),
+        "update_time": Column("update_time", datetime),
+    },
+    default_order=("-creation_time", "-pk"),
+    special={"blob_digest": _blob_digest_filter},
+)
+
+
+def repository_queryset(queryset):
+    return queryset.annotate(artifact_count=artifact_count())
+
+
+class AllRepositoriesView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="listAllRepositories",
+        parameters=schema.LISTING,
+        responses=schema.responses(RepositorySerializer(many=True), 400),
+    )
+    def get(self, request):
+        queryset = Repository.objects.all()
+        if not access.is_sysadmin(request.user):
+            visible = access.visible_projects(request.user).values("pk")
+            queryset = queryset.filter(project__in=visible)
+        queryset = REPOSITORY_QUERY.apply(repository_queryset(queryset), request.query_params)
+        return self.list_response(queryset, RepositorySerializer)
+
+
+class ProjectRepositoriesView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="listRepositories",
+        parameters=schema.LISTING,
+        responses=schema.responses(RepositorySerializer(many=True), 400, 401, 403, 404),
+    )
+    def get(self, request, project_name):
+        project = get_project(request, project_name, "repository:list", names_only=True)
+        queryset = repository_queryset(Repository.objects.filter(project=project))
+        queryset = REPOSITORY_QUERY.apply(queryset, request.query_params)
+        return self.list_response(queryset, RepositorySerializer)
+
+
+class RepositoryDetailView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getRepository",
+        responses=schema.responses(RepositorySerializer, 400, 401, 403, 404),
+    )
+    def get(self, request, project_name, repository_name):
+        project = get_project(request, project_name, "repository:read", names_only=True)
+        repository = services.find_repository(project, repository_name_of(repository_name))
+        repository = repository_queryset(Repository.objects.filter(pk=repository.pk)).get()
+        return Response(RepositorySerializer(repository).data)
+
+    @extend_schema(
+        operation_id="updateRepository",
+        request=RepositoryUpdateSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def put(self, request, project_name, repository_name):
+        project = get_project(request, project_name, "repository:update", names_only=True)
+        repository = services.find_repository(project, repository_name_of(repository_name))
+        body = self.body(RepositoryUpdateSerializer)
+        services.update_repository_description(repository, body.get("description", ""))
+        return self.empty()
+
+    @extend_schema(
+        operation_id="deleteRepository",
+        responses=schema.responses(None, 400, 401, 403, 404, 412),
+    )
+    def delete(self, request, project_name, repository_name):
+        project = get_project(request, project_name, "repository:delete", names_only=True)
+        repository = services.find_repository(project, repository_name_of(repository_name))
+        services.delete_repository(repository)
+        return self.empty()
+
+
+def repository_name_of(raw: str) -> str:
+    """The repository path after the project, with Harbor's double encoding undone."""
+    return unquote(raw)

@@ -1,0 +1,175 @@
+from django.db.models import Exists, OuterRef, Sum
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config import health
+from registry import access, configuration, services
+from registry.api import schema
+from registry.api.base import HarborViewMixin, validation_failure
+from registry.api.permissions import require_login, require_sysadmin
+from registry.api.serializers import (
+    ProjectSerializer,
+    SearchRepositorySerializer,
+    SearchSerializer,
+    StatisticSerializer,
+    config_items,
+)
+from registry.api.views.projects import project_queryset
+from registry.api.views.repositories import artifact_count
+from registry.models import Project, ProjectMember, ProjectMetadata, Repository
+
+# Harbor's component names; ours map onto the real processes and stores behind them.
+HEALTH_COMPONENTS = {
+    "core": lambda: None,
+    "database": health.check_database,
+    "jobservice": health.check_worker,
+    "portal": lambda: None,
+    "redis": health.check_cache,
+    "registry": health.check_storage,
+    "registryctl": lambda: None,
+}
+
+
+class HealthView(HarborViewMixin, APIView):
+    """Health of every component; no authentication, always 200 (as Harbor)."""
+
+    authentication_classes = []
+
+    @extend_schema(
+        operation_id="getHealth",
+        responses=inline_serializer(
+            "OverallHealthStatus",
+            {
+                "status": serializers.CharField(),
+                "components": inline_serializer(
+                    "ComponentHealthStatus",
+                    {
+                        "name": serializers.CharField(),
+                        "status": serializers.CharField(),
+                        "error": serializers.CharField(required=False),
+                    },
+                    many=True,
+                ),
+            },
+        ),
+    )
+    def get(self, request):
+        components = []
+        for name in sorted(HEALTH_COMPONENTS):
+            error = HEALTH_COMPONENTS[name]()
+            entry = {"name": name, "status": "healthy" if error is None else "unhealthy"}
+            if error:
+                entry["error"] = error
+            components.append(entry)
+        overall = "healthy" if all(c["status"] == "healthy" for c in components) else "unhealthy"
+        return Response({"status": overall, "components": components})
+
+
+class SearchView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="search",
+        parameters=[schema.query("q", required=True)],
+        responses=schema.responses(SearchSerializer),
+    )
+    def get(self, request):
+        term = self.query_required("q")
+        user = request.user
+        projects = project_queryset(user).filter(name__contains=term).order_by("name", "pk")
+        visible = access.visible_projects(user).values("pk")
+        repositories = (
+            Repository.objects.filter(name__icontains=term, project__in=visible)
+            .select_related("project")
+            .annotate(artifact_count=artifact_count(), project_public=access_public())
+            .order_by("name", "pk")
+        )
+        context = self.serializer_context({"with_owner": False, "with_allowlist": False})
+        return Response(
+            {
+                "project": ProjectSerializer(projects, many=True, context=context).data,
+                "repository": SearchRepositorySerializer(repositories, many=True).data,
+            }
+        )
+
+
+def access_public():
+    return Exists(
+        ProjectMetadata.objects.filter(
+            project=OuterRef("project"), name="public", value__iregex=r"^(true|1)$"
+        )
+    )
+
+
+class StatisticsView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getStatistic", responses=schema.responses(StatisticSerializer, 401)
+    )
+    def get(self, request):
+        require_login(request)
+        projects = Project.objects.annotate(is_public=access.public_exists())
+        public = projects.filter(is_public=True)
+        stats = {
+            "public_project_count": public.count(),
+            "public_repo_count": Repository.objects.filter(project__in=public.values("pk")).count(),
+            "total_project_count": 0,
+            "total_repo_count": 0,
+            "total_storage_consumption": 0,
+        }
+        if access.is_sysadmin(request.user):
+            stats["total_project_count"] = projects.count()
+            stats["total_repo_count"] = Repository.objects.count()
+            stats["private_project_count"] = (
+                stats["total_project_count"] - stats["public_project_count"]
+            )
+            stats["private_repo_count"] = stats["total_repo_count"] - stats["public_repo_count"]
+            stats["total_storage_consumption"] = (
+                Project.objects.aggregate(total=Sum("storage_used"))["total"] or 0
+            )
+        else:
+            member = ProjectMember.objects.filter(access.membership_filter(request.user))
+            private = projects.filter(is_public=False, pk__in=member.values("project"))
+            stats["private_project_count"] = private.count()
+            stats["private_repo_count"] = Repository.objects.filter(
+                project__in=private.values("pk")
+            ).count()
+        return Response(StatisticSerializer(stats).data)
+
+
+def editable_flags() -> dict:
+    return {"auth_mode": services.auth_mode_editable()}
+
+
+class ConfigurationsView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getConfigurations",
+        responses=schema.responses(OpenApiTypes.OBJECT, 401, 403),
+    )
+    def get(self, request):
+        require_sysadmin(request)
+        return Response(config_items(configuration.public_values(), editable_flags()))
+
+    @extend_schema(
+        operation_id="updateConfigurations",
+        request=OpenApiTypes.OBJECT,
+        responses=schema.responses(None, 400, 401, 403),
+    )
+    def put(self, request):
+        require_sysadmin(request)
+        if not isinstance(request.data, dict):
+            raise validation_failure("configurations", "body", "must be a JSON object")
+        services.update_configuration(request.data)
+        return self.empty()
+
+
+class InternalConfigView(HarborViewMixin, APIView):
+    """Every configuration item; passwords stay out here too (they never leave the server)."""
+
+    @extend_schema(
+        operation_id="getInternalconfig",
+        responses=schema.responses(OpenApiTypes.OBJECT, 401, 403),
+    )
+    def get(self, request):
+        require_sysadmin(request)
+        return Response(config_items(configuration.public_values(), editable_flags()))

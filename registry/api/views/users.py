@@ -1,0 +1,302 @@
+"""Users (Django accounts seen as Harbor users) and user groups."""
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from registry import access, configuration, services
+from registry.api import schema
+from registry.api.base import HarborViewMixin
+from registry.api.filters import Column, QuerySpec
+from registry.api.permissions import require_login, require_sysadmin
+from registry.api.serializers import (
+    PasswordReqSerializer,
+    UserCreationReqSerializer,
+    UserGroupSearchItemSerializer,
+    UserGroupSerializer,
+    UserProfileSerializer,
+    UserRespSerializer,
+    UserSearchRespItemSerializer,
+    UserSysAdminFlagSerializer,
+)
+from registry.errors import BadRequest, Forbidden, NotFound
+from registry.models import UserGroup
+
+User = get_user_model()
+
+USER_QUERY = QuerySpec(
+    columns={
+        "user_id": Column("pk", int),
+        "username": Column("username"),
+        "email": Column("email"),
+        "realname": Column("harbor_profile__realname"),
+        "comment": Column("harbor_profile__comment"),
+        "sysadmin_flag": Column("is_superuser", bool),
+        "creation_time": Column("date_joined", datetime),
+        "update_time": Column("date_joined", datetime),
+    },
+    default_order=("username", "pk"),
+)
+
+
+def users():
+    return User.objects.filter(is_active=True).select_related("harbor_profile")
+
+
+def get_user(user_id: int):
+    user = users().filter(pk=user_id).first()
+    if user is None:
+        raise NotFound(f"user {user_id} not found")
+    return user
+
+
+class UserListView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="listUsers",
+        parameters=schema.LISTING,
+        responses=schema.responses(UserRespSerializer(many=True), 401, 403),
+    )
+    def get(self, request):
+        require_sysadmin(request)
+        queryset = users()
+        params = request.query_params
+        if params.get("username"):
+            queryset = queryset.filter(username__icontains=params["username"])
+        if params.get("email"):
+            queryset = queryset.filter(email__icontains=params["email"])
+        # Harbor leaves the built-in admin out unless the query asks for a user id.
+        if "user_id" not in (params.get("q") or ""):
+            queryset = queryset.exclude(pk=_builtin_admin_id())
+        return self.list_response(USER_QUERY.apply(queryset, params), UserRespSerializer)
+
+    @extend_schema(
+        operation_id="createUser",
+        request=UserCreationReqSerializer,
+        responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
+    )
+    def post(self, request):
+        if configuration.get("auth_mode") != "db_auth":
+            raise Forbidden(
+                f"creating local user is not allowed under auth mode: "
+                f"{configuration.get('auth_mode')}"
+            )
+        if not access.is_sysadmin(request.user):
+            if configuration.get("self_registration"):
+                raise Forbidden("self-registration cannot be triggered via API")
+            require_sysadmin(request)
+        body = self.body(UserCreationReqSerializer)
+        user = services.create_user(
+            body.get("username", ""),
+            body.get("email", ""),
+            body.get("password", ""),
+            realname=body.get("realname", ""),
+            comment=body.get("comment", ""),
+        )
+        return self.empty(201, f"{request.path.rstrip('/')}/{user.pk}")
+
+
+def _builtin_admin_id() -> int:
+    return (
+        User.objects.filter(is_superuser=True).order_by("pk").values_list("pk", flat=True).first()
+        or 0
+    )
+
+
+class CurrentUserView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getCurrentUserInfo",
+        responses=schema.responses(UserRespSerializer, 401, 412),
+    )
+    def get(self, request):
+        require_login(request)
+        return Response(UserRespSerializer(get_user(request.user.pk)).data)
+
+
+class UserSearchView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="searchUsers",
+        parameters=[*schema.PAGE, schema.query("username", required=True)],
+        responses=schema.responses(UserSearchRespItemSerializer(many=True), 401),
+    )
+    def get(self, request):
+        require_login(request)
+        username = self.query_required("username")
+        matches = users().filter(username__icontains=username).order_by("username", "pk")
+        size = self.paginator.get_page_size(request)
+        # Harbor ignores `page` here: always the first page_size matches, with the full count.
+        rows = list(matches[:size]) if size else list(matches)
+        response = Response(UserSearchRespItemSerializer(rows, many=True).data)
+        response["X-Total-Count"] = str(matches.count())
+        return response
+
+
+class UserDetailView(HarborViewMixin, APIView):
+    def own_or_admin(self, request, user_id: int):
+        require_login(request)
+        if request.user.pk != user_id and not access.is_sysadmin(request.user):
+            raise Forbidden(request.user.get_username())
+        return get_user(user_id)
+
+    @extend_schema(
+        operation_id="getUser",
+        responses=schema.responses(UserRespSerializer, 401, 403, 404),
+    )
+    def get(self, request, user_id):
+        return Response(UserRespSerializer(self.own_or_admin(request, user_id)).data)
+
+    @extend_schema(
+        operation_id="updateUserProfile",
+        request=UserProfileSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def put(self, request, user_id):
+        user = self.own_or_admin(request, user_id)
+        body = self.body(UserProfileSerializer)
+        services.update_user_profile(
+            user, body.get("email"), body.get("realname"), body.get("comment")
+        )
+        return self.empty()
+
+    @extend_schema(
+        operation_id="deleteUser",
+        responses=schema.responses(None, 401, 403, 404),
+    )
+    def delete(self, request, user_id):
+        require_sysadmin(request)
+        user = get_user(user_id)
+        if user.pk == request.user.pk:
+            raise Forbidden("can not delete yourself")
+        services.delete_user(user)
+        return self.empty()
+
+
+class UserPasswordView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="updateUserPassword",
+        request=PasswordReqSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def put(self, request, user_id):
+        require_login(request)
+        by_admin = access.is_sysadmin(request.user)
+        if request.user.pk != user_id and not by_admin:
+            raise Forbidden(request.user.get_username())
+        user = get_user(user_id)
+        body = self.body(PasswordReqSerializer)
+        if not body.get("new_password"):
+            raise BadRequest("new_password is required")
+        own = request.user.pk == user_id
+        services.change_password(
+            user, body["new_password"], body.get("old_password"), by_admin=by_admin and not own
+        )
+        return self.empty()
+
+
+class UserSysAdminView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="setUserSysAdmin",
+        request=UserSysAdminFlagSerializer,
+        responses=schema.responses(None, 401, 403, 404),
+    )
+    def put(self, request, user_id):
+        require_sysadmin(request)
+        user = get_user(user_id)
+        body = self.body(UserSysAdminFlagSerializer)
+        services.set_sysadmin(user, bool(body.get("sysadmin_flag")))
+        return self.empty()
+
+
+# --- user groups ----------------------------------------------------------------------------
+
+
+def get_group(group_id: int) -> UserGroup:
+    group = UserGroup.objects.filter(pk=group_id).first()
+    if group is None:
+        raise NotFound(f"the user group with id {group_id} is not found")
+    return group
+
+
+class UserGroupListView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="listUserGroups",
+        parameters=[*schema.PAGE, schema.query("ldap_group_dn"), schema.query("group_name")],
+        responses=schema.responses(UserGroupSerializer(many=True), 401, 403),
+    )
+    def get(self, request):
+        require_sysadmin(request)
+        queryset = UserGroup.objects.order_by("group_name", "pk")
+        mode = configuration.get("auth_mode")
+        if mode == "ldap_auth":
+            queryset = queryset.filter(group_type=UserGroup.GroupType.LDAP)
+            if request.query_params.get("ldap_group_dn"):
+                queryset = queryset.filter(ldap_group_dn=request.query_params["ldap_group_dn"])
+        elif mode == "http_auth":
+            queryset = queryset.filter(group_type=UserGroup.GroupType.HTTP)
+        if request.query_params.get("group_name"):
+            queryset = queryset.filter(group_name__icontains=request.query_params["group_name"])
+        return self.list_response(queryset, UserGroupSerializer)
+
+    @extend_schema(
+        operation_id="createUserGroup",
+        request=UserGroupSerializer,
+        responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
+    )
+    def post(self, request):
+        require_sysadmin(request)
+        body = self.body(UserGroupSerializer)
+        group = services.create_user_group(
+            body.get("group_name") or "",
+            body.get("group_type") or UserGroup.GroupType.HTTP,
+            body.get("ldap_group_dn") or "",
+        )
+        return self.empty(201, f"{request.path.rstrip('/')}/{group.pk}")
+
+
+class UserGroupSearchView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="searchUserGroups",
+        parameters=[*schema.PAGE, schema.query("groupname", required=True)],
+        responses=schema.responses(UserGroupSearchItemSerializer(many=True), 401),
+    )
+    def get(self, request):
+        require_login(request)
+        name = self.query_required("groupname")
+        queryset = UserGroup.objects.filter(group_name__icontains=name).order_by("group_name", "pk")
+        return self.list_response(queryset, UserGroupSearchItemSerializer)
+
+
+class UserGroupDetailView(HarborViewMixin, APIView):
+    @extend_schema(
+        operation_id="getUserGroup",
+        responses=schema.responses(UserGroupSerializer, 400, 401, 403, 404),
+    )
+    def get(self, request, group_id):
+        require_sysadmin(request)
+        data = UserGroupSerializer(get_group(group_id)).data
+        # Harbor's single-group answer carries no id.
+        data.pop("id", None)
+        return Response(data)
+
+    @extend_schema(
+        operation_id="updateUserGroup",
+        request=UserGroupSerializer,
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def put(self, request, group_id):
+        require_sysadmin(request)
+        group = get_group(group_id)
+        body = self.body(UserGroupSerializer, required=False)
+        services.rename_user_group(group, body.get("group_name") or "")
+        return self.empty()
+
+    @extend_schema(
+        operation_id="deleteUserGroup",
+        responses=schema.responses(None, 400, 401, 403, 404),
+    )
+    def delete(self, request, group_id):
+        require_sysadmin(request)
+        get_group(group_id).delete()
+        return self.empty()
