@@ -256,7 +256,11 @@ def search(connection, base: str, scope: int, filterstr: str, attributes: list[s
 def _values(attributes: dict, name: str) -> list[str]:
     for key, values in attributes.items():
         if key.lower() == name.lower():
-            return [value.decode("utf-8", "replace").strip() for value in values]
+            # python-ldap gives bytes; django-auth-ldap has decoded them already.
+            return [
+                (value.decode("utf-8", "replace") if isinstance(value, bytes) else value).strip()
+                for value in values
+            ]
     return []
 
 

@@ -34,16 +34,20 @@ PEOPLE_ENTRIES = {
     # A directory entry named like the local admin account: it must never sign in as it.
     "admin": ("Directory Admin", "admin@example.org", "directory-admin-secret"),
 }
-GROUP_ENTRIES = {
-    DEVELOPERS_DN: ["alice", "bob"],
-    ADMINS_DN: ["dave"],
-    GUESTS_DN: ["carol"],
-    OUTSIDERS_DN: ["alice"],
-}
 
 
 def person_dn(uid: str) -> str:
     return f"uid={uid},{PEOPLE}"
+
+
+# groupOfNames needs a member: the bind account keeps each group valid when tests take
+# people out.
+GROUP_ENTRIES = {
+    DEVELOPERS_DN: [person_dn("alice"), person_dn("bob")],
+    ADMINS_DN: [person_dn("dave"), READER_DN],
+    GUESTS_DN: [person_dn("carol"), READER_DN],
+    OUTSIDERS_DN: [person_dn("alice")],
+}
 
 
 def _add(connection, dn: str, attributes: dict) -> None:
@@ -83,7 +87,7 @@ def _seed(connection) -> None:
         _add(
             connection,
             dn,
-            {"objectClass": "groupOfNames", "cn": cn, "member": [person_dn(m) for m in members]},
+            {"objectClass": "groupOfNames", "cn": cn, "member": members},
         )
 
 
