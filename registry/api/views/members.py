@@ -95,7 +95,7 @@ class MemberListView(HarborViewMixin, APIView):
         parameters=[schema.IS_RESOURCE_NAME],
         request=ProjectMemberSerializer,
         responses=schema.responses(
-            OpenApiResponse(description="created"), 400, 401, 403, 404, 409, ok_status=201
+            OpenApiResponse(description="created"), 400, 401, 403, 404, 409, 503, ok_status=201
         ),
     )
     def post(self, request, project_name_or_id):
