@@ -62,6 +62,18 @@ class DirectoryMisconfigured(DirectoryError):
     """The configuration cannot work: empty or malformed URL, DN, filter or attribute."""
 
 
+class DirectoryNotConfigured(DirectoryError):
+    """No ldap_url: the request is fine, the system is not set up for it."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "LDAP is not configured: ldap_url is empty"
+
+
+def require_configured(conf: "DirectorySettings") -> None:
+    if not conf.url.strip():
+        raise DirectoryNotConfigured()
+
+
 class InvalidCredential(DirectoryError):
     default_detail = "invalid credential"
 
@@ -329,6 +341,7 @@ def search_users_on(connection, conf: DirectorySettings, username: str) -> list[
 
 
 def search_users(conf: DirectorySettings, username: str = "") -> list[DirectoryUser]:
+    require_configured(conf)
     _check_user_settings(conf)
     with connect(conf) as connection:
         return search_users_on(connection, conf, username)
@@ -354,6 +367,7 @@ def _group_from_entry(conf: DirectorySettings, dn: str, attributes: dict) -> Dir
 
 def search_groups(conf: DirectorySettings, name: str = "") -> list[DirectoryGroup]:
     """Groups under the group base DN whose name attribute equals `name` (all when empty)."""
+    require_configured(conf)
     _check_group_settings(conf)
     wanted = ldap.filter.escape_filter_chars(name) if name else "*"
     filterstr = and_filters(
@@ -368,6 +382,7 @@ def search_groups(conf: DirectorySettings, name: str = "") -> list[DirectoryGrou
 
 def group_by_dn(conf: DirectorySettings, dn: str) -> DirectoryGroup | None:
     """The group at `dn` if it exists under the group base DN and matches the group filter."""
+    require_configured(conf)
     if not is_dn(dn):
         raise DirectoryMisconfigured(f"invalid DN syntax. DN: {dn}")
     _check_group_settings(conf)

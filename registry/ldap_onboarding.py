@@ -44,6 +44,7 @@ def import_users(uids: list[str]) -> list[dict]:
     [{"uid", "error"}]. One connection serves every uid, so a directory that is down
     fails the whole request once instead of once per uid."""
     conf = directory.current_settings()
+    directory.require_configured(conf)
     failures = []
     found = {}
     with directory.connect(conf) as connection:

@@ -6,21 +6,44 @@ from rest_framework import serializers
 from registry.api.serializers import UserGroupSerializer
 
 
+class StrictCharField(serializers.CharField):
+    """A JSON string only: go-swagger refuses numbers where the schema says string."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class LdapConfSerializer(serializers.Serializer):
     """Every field optional: what the body leaves out comes from the stored configuration."""
 
-    ldap_url = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    ldap_search_dn = serializers.CharField(required=False, allow_blank=True)
-    ldap_search_password = serializers.CharField(
+    ldap_url = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+    ldap_search_dn = StrictCharField(required=False, allow_blank=True)
+    ldap_search_password = StrictCharField(
         required=False, allow_blank=True, write_only=True, trim_whitespace=False
     )
-    ldap_base_dn = serializers.CharField(required=False, allow_blank=True)
-    ldap_filter = serializers.CharField(required=False, allow_blank=True)
-    ldap_uid = serializers.CharField(required=False, allow_blank=True)
-    ldap_scope = serializers.IntegerField(required=False)
+    ldap_base_dn = StrictCharField(required=False, allow_blank=True)
+    ldap_filter = StrictCharField(required=False, allow_blank=True)
+    ldap_uid = StrictCharField(required=False, allow_blank=True)
+    ldap_scope = StrictIntegerField(required=False)
     # Accepted and ignored, as Harbor does: the stored ldap_timeout bounds every ping.
-    ldap_connection_timeout = serializers.IntegerField(required=False)
-    ldap_verify_cert = serializers.BooleanField(required=False)
+    ldap_connection_timeout = StrictIntegerField(required=False)
+    ldap_verify_cert = StrictBooleanField(required=False)
 
     # LdapConf key -> configuration key, for the fields a ping uses.
     CONFIGURATION_KEYS = {
@@ -47,7 +70,7 @@ class LdapUserSerializer(serializers.Serializer):
 
 class LdapImportUsersSerializer(serializers.Serializer):
     ldap_uid_list = serializers.ListField(
-        child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False
+        child=StrictCharField(allow_blank=True, trim_whitespace=False), required=False
     )
 
 

@@ -5,7 +5,6 @@ configuration in its body, completed from the stored one.
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -25,30 +24,27 @@ from registry.api.permissions import require_sysadmin
 from registry.api.serializers import UserGroupSerializer
 from registry.errors import NotFound
 
-# Besides Harbor's statuses: 503 when the directory is down or does not answer in time.
-DIRECTORY_ERRORS = (400, 401, 403, 503)
+# Besides Harbor's statuses: 409 while LDAP is not configured, 503 when the directory is
+# down or does not answer within ldap_timeout.
+DIRECTORY_ERRORS = (400, 401, 403, 409, 503)
 
 
-class IsSystemAdmin(BasePermission):
-    """401 for anonymous callers, 403 with the caller's username for everyone else."""
-
-    def has_permission(self, request, view):
-        require_sysadmin(request)
-        return True
+class LdapView(HarborViewMixin, APIView):
+    # Harbor does not page the /ldap answers.
+    pagination_class = None
 
 
-class LdapViewMixin(HarborViewMixin):
-    permission_classes = [IsSystemAdmin]
-
-
-class LdapPingView(LdapViewMixin, APIView):
+class LdapPingView(LdapView):
     @extend_schema(
         operation_id="pingLdap",
         request=LdapConfSerializer,
         responses=schema.responses(LdapPingResultSerializer, 400, 401, 403),
     )
     def post(self, request):
-        body = self.body(LdapConfSerializer, required=False)
+        require_sysadmin(request)
+        # No body at all tests the stored configuration; a body must be an LdapConf object.
+        sent = int(request.META.get("CONTENT_LENGTH") or 0) > 0
+        body = self.body(LdapConfSerializer, required=sent)
         stored = configuration.values()
         values = dict(stored)
         for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items():
@@ -71,19 +67,20 @@ class LdapPingView(LdapViewMixin, APIView):
         return Response(LdapPingResultSerializer(result).data)
 
 
-class LdapUserSearchView(LdapViewMixin, APIView):
+class LdapUserSearchView(LdapView):
     @extend_schema(
         operation_id="searchLdapUser",
         parameters=[schema.query("username")],
         responses=schema.responses(LdapUserSerializer(many=True), *DIRECTORY_ERRORS),
     )
     def get(self, request):
+        require_sysadmin(request)
         username = request.query_params.get("username", "")
         users = directory.search_users(directory.current_settings(), username)
         return Response(LdapUserSerializer(users, many=True).data)
 
 
-class LdapUserImportView(LdapViewMixin, APIView):
+class LdapUserImportView(LdapView):
     @extend_schema(
         operation_id="importLdapUser",
         request=LdapImportUsersSerializer,
@@ -95,6 +92,7 @@ class LdapUserImportView(LdapViewMixin, APIView):
         },
     )
     def post(self, request):
+        require_sysadmin(request)
         body = self.body(LdapImportUsersSerializer)
         uids = body.get("ldap_uid_list") or []
         failures = ldap_onboarding.import_users(uids) if uids else []
@@ -103,13 +101,14 @@ class LdapUserImportView(LdapViewMixin, APIView):
         return self.empty()
 
 
-class LdapGroupSearchView(LdapViewMixin, APIView):
+class LdapGroupSearchView(LdapView):
     @extend_schema(
         operation_id="searchLdapGroup",
         parameters=[schema.query("groupname"), schema.query("groupdn")],
         responses=schema.responses(UserGroupSerializer(many=True), 404, *DIRECTORY_ERRORS),
     )
     def get(self, request):
+        require_sysadmin(request)
         name = request.query_params.get("groupname", "")
         dn = request.query_params.get("groupdn", "")
         conf = directory.current_settings()

@@ -153,8 +153,16 @@ def test_user_search_uses_the_stored_configuration_at_once(admin_client, ldap_co
 
 def test_user_search_when_not_configured(admin_client, db):
     response = admin_client.get(USERS, {"username": "alice"})
-    assert response.status_code == 400
-    assert error(response) == ("BAD_REQUEST", "ldap_url is empty: LDAP is not configured")
+    assert response.status_code == 409
+    assert error(response) == ("CONFLICT", "LDAP is not configured: ldap_url is empty")
+    response = admin_client.get(GROUPS_SEARCH, {"groupdn": "not a dn"})
+    assert error(response) == ("CONFLICT", "LDAP is not configured: ldap_url is empty")
+    response = admin_client.post(IMPORT, {"ldap_uid_list": ["alice"]}, format="json")
+    assert error(response) == ("CONFLICT", "LDAP is not configured: ldap_url is empty")
+    assert admin_client.post(PING).json() == {
+        "success": False,
+        "message": "error: ldap_url is empty: LDAP is not configured",
+    }
 
 
 def test_user_search_against_a_down_directory(admin_client, ldap_configured, closed_port):
@@ -265,3 +273,11 @@ def test_import_body_is_validated(admin_client, ldap_configured):
     response = admin_client.post(IMPORT, {"ldap_uid_list": "alice"}, format="json")
     assert response.status_code == 422
     assert error(response)[0] == "UNPROCESSABLE_ENTITY"
+
+
+def test_ping_body_must_be_an_object_when_sent(admin_client, ldap_configured):
+    response = admin_client.post(PING, "null", content_type="application/json")
+    assert response.status_code == 422
+    response = admin_client.post(PING, {"ldap_verify_cert": 0}, format="json")
+    assert response.status_code == 422
+    assert "ldap_verify_cert" in error(response)[1]
