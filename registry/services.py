@@ -121,7 +121,7 @@ def create_project(
     if not creation_allowed(owner):
         raise Forbidden("Only system admin can create project")
     validate_project_name(name)
-    metadata = {str(k): str(v) for k, v in (metadata or {}).items()}
+    metadata = _checked_metadata(metadata)
     if metadata.get("retention_id"):
         raise BadRequest("retention_id is not allowed when creating a project")
     metadata.pop("retention_id", None)
@@ -149,6 +149,15 @@ def create_project(
     return project
 
 
+def _checked_metadata(metadata: Mapping[str, str] | None) -> dict:
+    """Metadata as stored: names and values are strings of at most 255 characters."""
+    checked = {str(key): str(value) for key, value in (metadata or {}).items()}
+    for key, value in checked.items():
+        if not 0 < len(key) <= 255 or len(value) > 255:
+            raise BadRequest(f"invalid metadata: {key[:64]}")
+    return checked
+
+
 def _storage_limit(requested: int | None, as_admin: bool) -> int:
     default = configuration.get("storage_per_project")
     if not configuration.get("quota_per_project_enable"):
@@ -166,7 +175,7 @@ def _apply_allowlist(project: Project, allowlist: Mapping) -> None:
     owner_id = allowlist.get("project_id") or 0
     if owner_id and project.pk and owner_id != project.pk:
         raise BadRequest("project_id in cve_allowlist does not match the project")
-    items = allowlist.get("items") or []
+    items = [item for item in allowlist.get("items") or [] if isinstance(item, Mapping)]
     project.cve_allowlist_items = [{"cve_id": str(item.get("cve_id", ""))} for item in items]
     project.cve_allowlist_expires_at = allowlist.get("expires_at")
 
@@ -176,7 +185,7 @@ def update_project(
     project: Project, metadata: Mapping[str, str] | None, cve_allowlist: Mapping | None
 ) -> Project:
     """Harbor's PUT: metadata merged (insert or update), the allowlist replaced; nothing else."""
-    metadata = {str(k): str(v) for k, v in (metadata or {}).items()}
+    metadata = _checked_metadata(metadata)
     if "retention_id" in metadata:
         current = project.metadata.filter(name="retention_id").values_list("value", flat=True)
         if metadata["retention_id"] != (current.first() or ""):
@@ -654,7 +663,7 @@ def create_user_group(group_name: str, group_type: int, ldap_group_dn: str = "")
     if group_type not in UserGroup.GroupType.values:
         raise BadRequest(f"invalid group type: {group_type}")
     if group_type == UserGroup.GroupType.LDAP and not ldap_group_dn:
-        raise BadRequest("ldap_group_dn is required for an LDAP group")
+        raise NotFound("LDAP Group DN is not found: DN:")
     duplicate = UserGroup.objects.filter(group_type=group_type)
     duplicate = (
         duplicate.filter(ldap_group_dn=ldap_group_dn)

@@ -1,3 +1,4 @@
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 
 from config.auth import check_password_cached, parse_basic
@@ -20,3 +21,19 @@ class HarborBasicAuthentication(BaseAuthentication):
 
 class HarborSessionAuthentication(SessionAuthentication):
     """The UI session cookie; CSRF is enforced only on these requests, as Harbor does."""
+
+
+class HarborBasicScheme(OpenApiAuthenticationExtension):
+    target_class = HarborBasicAuthentication
+    name = "basic"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "basic"}
+
+
+class HarborSessionScheme(OpenApiAuthenticationExtension):
+    target_class = HarborSessionAuthentication
+    name = "sid"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}

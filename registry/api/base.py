@@ -8,10 +8,38 @@ from config.views import ServiceViewMixin, UnknownPathView
 from registry.api.authentication import HarborBasicAuthentication, HarborSessionAuthentication
 from registry.api.exceptions import harbor_exception_handler
 from registry.api.pagination import HarborPagination
+from registry.api.schema import HarborAutoSchema
 from registry.errors import UnprocessableEntity
 
 TRUE_WORDS = ("1", "t", "true")
 FALSE_WORDS = ("0", "f", "false")
+INT64 = (-(2**63), 2**63 - 1)
+
+# Typed query parameters and headers of the registry API, checked before any view runs,
+# as go-swagger does from Harbor's schema: a malformed value is 422, never a 500.
+QUERY_TYPES = {
+    "page": "int64",
+    "page_size": "int64",
+    "project_id": "int64",
+    "public": "boolean",
+    "with_detail": "boolean",
+    "with_tag": "boolean",
+    "with_label": "boolean",
+    "with_scan_overview": "boolean",
+    "with_sbom_overview": "boolean",
+    "with_immutable_status": "boolean",
+    "with_accessory": "boolean",
+}
+HEADER_TYPES = {"X-Is-Resource-Name": "boolean", "X-Resource-Name-In-Location": "boolean"}
+
+
+def _valid(kind: str, raw: str) -> bool:
+    if kind == "boolean":
+        return raw.lower() in TRUE_WORDS + FALSE_WORDS
+    try:
+        return INT64[0] <= int(raw) <= INT64[1]
+    except ValueError:
+        return False
 
 
 def validation_failure(field: str, where: str, problem: str) -> UnprocessableEntity:
@@ -24,6 +52,7 @@ class HarborViewMixin(ServiceViewMixin):
     permission_classes = [AllowAny]
     pagination_class = HarborPagination
     exception_handler = staticmethod(harbor_exception_handler)
+    schema = HarborAutoSchema()
 
     @property
     def paginator(self) -> HarborPagination:
@@ -32,6 +61,17 @@ class HarborViewMixin(ServiceViewMixin):
         return self._paginator
 
     # --- request side ---------------------------------------------------------------------
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        for name, kind in QUERY_TYPES.items():
+            raw = request.query_params.get(name)
+            if raw not in (None, "") and not _valid(kind, raw):
+                raise validation_failure(name, "query", f'must be of type {kind}: "{raw}"')
+        for name, kind in HEADER_TYPES.items():
+            raw = request.headers.get(name)
+            if raw not in (None, "") and not _valid(kind, raw):
+                raise validation_failure(name, "header", f'must be of type {kind}: "{raw}"')
 
     def query_bool(self, name: str, default: bool) -> bool:
         raw = self.request.query_params.get(name)

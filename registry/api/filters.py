@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 
 from registry.errors import BadRequest
 
+INT64 = (-(2**63), 2**63 - 1)
 MISSING_EQUALS = 'the query string must contain "=" and the key/value cannot be empty'
 
 
@@ -109,24 +110,40 @@ class Column:
     kind: type = str
 
 
+class NoMatch(Exception):
+    """A value that no row of the column can hold (e.g. text for an id): nothing matches."""
+
+
 def _convert(column: Column, value):
-    if value is None or column.kind is str:
-        return value if column.kind is not str else str(value)
+    if value is None:
+        return None
+    if column.kind is str:
+        return str(value)
     if column.kind is int:
         try:
-            return int(value)
+            number = int(value)
         except (TypeError, ValueError) as exc:
-            raise BadRequest(f"invalid value: {value}") from exc
+            raise NoMatch from exc
+        if not INT64[0] <= number <= INT64[1]:
+            raise NoMatch
+        return number
     if column.kind is datetime:
         if isinstance(value, datetime):
             return value
-        raise BadRequest(f"invalid value: {value}")
+        raise NoMatch
     if column.kind is bool:
         return str(value).lower() in ("true", "1")
     return value
 
 
 def column_q(column: Column, term) -> Q:
+    try:
+        return _column_q(column, term)
+    except NoMatch:
+        return Q(pk__in=[])
+
+
+def _column_q(column: Column, term) -> Q:
     path = column.path
     if isinstance(term, Exact):
         return Q(**{path: _convert(column, term.value)})

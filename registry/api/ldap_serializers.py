@@ -1,32 +1,28 @@
 """Wire records of the directory endpoints (harbor-v2.0-swagger.yaml: LdapConf,
 LdapPingResult, LdapUser, LdapImportUsers, LdapFailedImportUser, UserGroup)."""
 
+from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
-from registry.api.serializers import UserGroupSerializer
+from registry.api.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    UserGroupSerializer,
+)
 
 
-class StrictCharField(serializers.CharField):
-    """A JSON string only: go-swagger refuses numbers where the schema says string."""
+class UidField(StrictCharField):
+    """Any JSON string of characters (NUL included): a uid the directory cannot hold is
+    reported among the failures."""
 
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictIntegerField(serializers.IntegerField):
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators = [
+            validator
+            for validator in self.validators
+            if not isinstance(validator, ProhibitNullCharactersValidator)
+        ]
 
 
 class LdapConfSerializer(serializers.Serializer):
@@ -69,9 +65,7 @@ class LdapUserSerializer(serializers.Serializer):
 
 
 class LdapImportUsersSerializer(serializers.Serializer):
-    ldap_uid_list = serializers.ListField(
-        child=StrictCharField(allow_blank=True, trim_whitespace=False), required=False
-    )
+    ldap_uid_list = serializers.ListField(child=UidField(allow_blank=True), required=False)
 
 
 class LdapFailedImportUserSerializer(serializers.Serializer):

@@ -11,6 +11,9 @@ class UnprocessableEntity(APIException):
     default_code = "UNPROCESSABLE_ENTITY"
 
 
+MAX_PAGE = 2**40
+
+
 class HarborPagination(HeaderPagination):
     """Harbor paging: `page_size` default 10, over 100 is 422, 0 or less means no limit.
 
@@ -42,7 +45,8 @@ class HarborPagination(HeaderPagination):
         if raw is None or raw == "":
             return 1
         try:
-            return max(int(raw), 1)
+            # Beyond this no table has rows; the bound keeps OFFSET within int64.
+            return min(max(int(raw), 1), MAX_PAGE)
         except ValueError as exc:
             raise UnprocessableEntity(
                 f'validation failure list:\npage in query must be of type int64: "{raw}"'

@@ -1,18 +1,32 @@
 """OpenAPI annotations shared by the registry views (parameters, error responses)."""
 
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from registry.api.serializers import ErrorsSerializer
 
+
+class HarborAutoSchema(AutoSchema):
+    """Response records list no required keys: go-swagger omits zero values (harbor.md §1)."""
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "response":
+            schema.pop("required", None)
+        return schema
+
+
 ERROR = OpenApiResponse(ErrorsSerializer, description="Harbor error")
 
 
 def responses(ok, *errors: int, ok_status: int = 200, headers: dict | None = None) -> dict:
-    """`ok` for the success status (None: no body) plus Harbor error bodies for `errors`;
-    422 is always possible (parameter validation) and 500 is Harbor's unknown error."""
+    """`ok` for the success status (None: no body) plus Harbor error bodies for `errors`.
+
+    Every operation may also answer 400 (bad q), 401/403 (Harbor's permission-first
+    decision), 404 (unknown path below the prefix) and 422 (parameter validation)."""
     result = {ok_status: ok if ok is not None else OpenApiResponse(description="no body")}
-    for status in {*errors, 422}:
+    for status in {*errors, 400, 401, 403, 404, 422}:
         result[status] = ERROR
     return result
 
@@ -25,6 +39,43 @@ def header(name: str, kind=OpenApiTypes.STR, description: str = ""):
     return OpenApiParameter(name, kind, OpenApiParameter.HEADER, False, description)
 
 
-PAGE = [query("page", OpenApiTypes.INT64), query("page_size", OpenApiTypes.INT64)]
-LISTING = [query("q"), query("sort"), *PAGE]
+# One `key=value` clause of Harbor's q language (harbor.md §5): the value is exact, `~fuzzy`,
+# a `[min~max]` range, an `{any of}` or an `(all of)` list.
+_Q_VALUE = (
+    r"(?:~[^,%~]+|\[[^,%~\]]*[^,%~\]\s][^,%~\]]*~[^,%~\]]*\]"
+    r"|\[[^,%~\]]*~[^,%~\]]*[^,%~\]\s][^,%~\]]*\]"
+    r"|\{[^,%]*\}|\([^,%]*\)|\\[^,%]*|[^,%~\[{(\\][^,%]*)"
+)
+_Q_CLAUSE = rf"[A-Za-z_][A-Za-z0-9_]*={_Q_VALUE}"
+Q_PATTERN = rf"^(?:{_Q_CLAUSE}(?:,{_Q_CLAUSE})*)?$"
+
+PAGE = [
+    query("page", {"type": "integer", "format": "int64", "default": 1}),
+    query("page_size", {"type": "integer", "format": "int64", "default": 10, "maximum": 100}),
+]
+LISTING = [query("q", {"type": "string", "pattern": Q_PATTERN}), query("sort"), *PAGE]
+
+BOOL_META = {"type": "string", "enum": ["true", "false"]}
+# Body of POST/PUT metadata: exactly one known key with a valid value (harbor.md §12).
+METADATA_BODY = {
+    "type": "object",
+    "minProperties": 1,
+    "maxProperties": 1,
+    "additionalProperties": False,
+    "properties": {
+        **{
+            key: BOOL_META
+            for key in (
+                "public",
+                "enable_content_trust",
+                "enable_content_trust_cosign",
+                "prevent_vul",
+                "auto_scan",
+                "auto_sbom_generation",
+                "reuse_sys_cve_allowlist",
+            )
+        },
+        "severity": {"type": "string", "enum": ["none", "low", "medium", "high", "critical"]},
+    },
+}
 IS_RESOURCE_NAME = header("X-Is-Resource-Name", OpenApiTypes.BOOL)

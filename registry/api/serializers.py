@@ -5,6 +5,7 @@ scalars omitted unless listed in `always`, arrays always present (null when unse
 maps omitted when nil, times in UTC with milliseconds.
 """
 
+import itertools
 from datetime import UTC
 from urllib.parse import quote
 
@@ -67,6 +68,85 @@ def _out(field_class, **kwargs):
     """An output field: never required, so omitted keys still match the published schema."""
     kwargs.setdefault("required", False)
     return field_class(**kwargs)
+
+
+# --- strict request fields (go-swagger rejects a value of the wrong JSON type) ---------------
+
+
+class StrictCharField(serializers.CharField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data):
+        if not isinstance(data, int) or isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StringMapField(serializers.DictField):
+    """A JSON object whose values are all strings."""
+
+    child = StrictCharField(allow_blank=True)
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {"public": {"type": "string", "enum": ["true", "false"]}},
+        "additionalProperties": {"type": "string", "maxLength": 255},
+    }
+)
+class ProjectMetadataField(StringMapField):
+    """Project metadata in a request: `public`, when given, is "true" or "false"."""
+
+
+INT64_MAX = 2**63 - 1
+NAME_PATTERN = r'^[^,"~#%$]+$'
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+$"
+# At least one upper-case letter, one lower-case letter and one digit, in any order
+# (written without look-aheads, which schema-driven generators do not honour).
+PASSWORD_PATTERN = (
+    "^.*(?:"
+    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
+    + ").*$"
+)
+
+
+def documented(field, **schema):
+    """A field whose published schema states rules the service checks itself (Harbor
+    answers them with 400 and its own message, not with a 422 validation failure).
+
+    Serializers deep-copy their fields from the constructor arguments, so the schema
+    goes on a subclass rather than on the instance. An empty string still reaches the
+    service (which answers Harbor's 400) without the schema advertising it."""
+    schema.setdefault("type", "string")
+    kwargs = dict(field._kwargs)
+    kwargs.pop("allow_blank", None)
+
+    def run_validation(self, data=serializers.empty):
+        if data == "":
+            return ""
+        return super(annotated, self).run_validation(data)
+
+    annotated = extend_schema_field(schema)(
+        type(type(field).__name__, (type(field),), {"run_validation": run_validation})
+    )
+    return annotated(*field._args, **kwargs)
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -160,13 +240,38 @@ class ProjectSerializer(HarborSerializer):
         return allowlist_of(project, self.detailed and self.context.get("with_allowlist", True))
 
 
+class CVEAllowlistItemReqSerializer(serializers.Serializer):
+    cve_id = StrictCharField(required=False, allow_blank=True)
+
+
+class CVEAllowlistReqSerializer(serializers.Serializer):
+    id = StrictIntegerField(required=False)
+    project_id = StrictIntegerField(required=False, min_value=0, max_value=INT64_MAX)
+    expires_at = StrictIntegerField(
+        required=False, allow_null=True, min_value=0, max_value=INT64_MAX
+    )
+    items = CVEAllowlistItemReqSerializer(many=True, required=False, allow_null=True)
+
+
 class ProjectReqSerializer(serializers.Serializer):
-    project_name = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    public = serializers.BooleanField(required=False, allow_null=True)
-    metadata = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
-    cve_allowlist = CVEAllowlistSerializer(required=False, allow_null=True)
-    storage_limit = serializers.IntegerField(required=False, allow_null=True)
-    registry_id = serializers.IntegerField(required=False, allow_null=True)
+    project_name = documented(
+        StrictCharField(required=False, allow_blank=True, max_length=255),
+        minLength=1,
+        maxLength=255,
+        pattern=r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$",
+    )
+    public = StrictBooleanField(required=False, allow_null=True)
+    metadata = ProjectMetadataField(required=False)
+    cve_allowlist = CVEAllowlistReqSerializer(required=False, allow_null=True)
+    storage_limit = documented(
+        StrictIntegerField(required=False, allow_null=True),
+        type="integer",
+        format="int64",
+        minimum=-1,
+        maximum=1024**5,
+        nullable=True,
+    )
+    registry_id = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=0)
 
 
 class ProjectDeletableSerializer(HarborSerializer):
@@ -218,8 +323,8 @@ class ProjectMemberEntitySerializer(HarborSerializer):
 
 
 class UserEntitySerializer(serializers.Serializer):
-    user_id = serializers.IntegerField(required=False)
-    username = serializers.CharField(required=False, allow_blank=True)
+    user_id = StrictIntegerField(required=False, min_value=0, max_value=INT64_MAX)
+    username = StrictCharField(required=False, allow_blank=True)
 
 
 class UserGroupSerializer(HarborSerializer):
@@ -235,14 +340,21 @@ class UserGroupSearchItemSerializer(HarborSerializer):
     group_type = _out(serializers.IntegerField)
 
 
+class MemberGroupSerializer(serializers.Serializer):
+    id = StrictIntegerField(required=False, min_value=0, max_value=INT64_MAX)
+    group_name = StrictCharField(required=False, allow_blank=True)
+    group_type = StrictIntegerField(required=False, min_value=0, max_value=3)
+    ldap_group_dn = StrictCharField(required=False, allow_blank=True)
+
+
 class ProjectMemberSerializer(serializers.Serializer):
-    role_id = serializers.IntegerField(required=False)
+    role_id = documented(StrictIntegerField(required=False), type="integer", minimum=1, maximum=5)
     member_user = UserEntitySerializer(required=False, allow_null=True)
-    member_group = UserGroupSerializer(required=False, allow_null=True)
+    member_group = MemberGroupSerializer(required=False, allow_null=True)
 
 
 class RoleRequestSerializer(serializers.Serializer):
-    role_id = serializers.IntegerField(required=False)
+    role_id = documented(StrictIntegerField(), type="integer", minimum=1, maximum=5)
 
 
 # --- repositories and artifacts -------------------------------------------------------------
@@ -262,7 +374,7 @@ class RepositorySerializer(HarborSerializer):
 
 
 class RepositoryUpdateSerializer(serializers.Serializer):
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = StrictCharField(required=False, allow_blank=True)
 
 
 class TagSerializer(HarborSerializer):
@@ -432,26 +544,44 @@ class UserSearchRespItemSerializer(HarborSerializer):
 
 
 class UserCreationReqSerializer(serializers.Serializer):
-    username = serializers.CharField(required=False, allow_blank=True)
-    email = serializers.CharField(required=False, allow_blank=True)
-    realname = serializers.CharField(required=False, allow_blank=True)
-    comment = serializers.CharField(required=False, allow_blank=True)
-    password = serializers.CharField(required=False, allow_blank=True, write_only=True)
+    username = documented(
+        StrictCharField(allow_blank=True), minLength=1, maxLength=255, pattern=NAME_PATTERN
+    )
+    email = documented(StrictCharField(allow_blank=True), maxLength=255, pattern=EMAIL_PATTERN)
+    realname = documented(
+        StrictCharField(required=False, allow_blank=True),
+        minLength=1,
+        maxLength=255,
+        pattern=NAME_PATTERN,
+    )
+    comment = documented(StrictCharField(required=False, allow_blank=True), maxLength=30)
+    password = documented(
+        StrictCharField(allow_blank=True, write_only=True),
+        minLength=8,
+        maxLength=128,
+        pattern=PASSWORD_PATTERN,
+    )
 
 
 class UserProfileSerializer(serializers.Serializer):
-    email = serializers.CharField(required=False, allow_blank=True)
-    realname = serializers.CharField(required=False, allow_blank=True)
-    comment = serializers.CharField(required=False, allow_blank=True)
+    email = documented(
+        StrictCharField(required=False, allow_blank=True), maxLength=255, pattern=EMAIL_PATTERN
+    )
+    realname = documented(
+        StrictCharField(required=False, allow_blank=True), maxLength=255, pattern=NAME_PATTERN
+    )
+    comment = documented(StrictCharField(required=False, allow_blank=True), maxLength=30)
 
 
 class PasswordReqSerializer(serializers.Serializer):
-    old_password = serializers.CharField(required=False, allow_blank=True)
-    new_password = serializers.CharField(required=False, allow_blank=True)
+    old_password = StrictCharField(required=False, allow_blank=True)
+    new_password = documented(
+        StrictCharField(allow_blank=True), minLength=8, maxLength=128, pattern=PASSWORD_PATTERN
+    )
 
 
 class UserSysAdminFlagSerializer(serializers.Serializer):
-    sysadmin_flag = serializers.BooleanField(required=False)
+    sysadmin_flag = StrictBooleanField(required=False)
 
 
 # --- search, statistics, configurations -----------------------------------------------------
@@ -460,7 +590,7 @@ class UserSysAdminFlagSerializer(serializers.Serializer):
 class SearchRepositorySerializer(HarborSerializer):
     project_id = _out(serializers.IntegerField)
     project_name = _out(serializers.CharField, source="project.name")
-    project_public = _out(serializers.BooleanField, source="project_public")
+    project_public = _out(serializers.BooleanField)
     repository_name = _out(serializers.CharField, source="name")
     pull_count = _out(serializers.IntegerField)
     artifact_count = _out(serializers.IntegerField)
@@ -500,3 +630,33 @@ class MetadataMapSerializer(serializers.Serializer):
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise serializers.ValidationError({"body": ["values must be strings"]})
         return data
+
+
+class UserGroupReqSerializer(serializers.Serializer):
+    id = StrictIntegerField(required=False)
+    group_name = StrictCharField(min_length=1, max_length=255)
+    group_type = serializers.ChoiceField(choices=[1, 2, 3], required=False)
+    ldap_group_dn = StrictCharField(required=False, allow_blank=True, max_length=512)
+
+
+class UserGroupUpdateSerializer(serializers.Serializer):
+    group_name = StrictCharField(min_length=1, max_length=255)
+
+
+class LabelReqSerializer(serializers.Serializer):
+    name = StrictCharField(required=False, min_length=1, max_length=128)
+    description = StrictCharField(required=False, allow_blank=True)
+    color = StrictCharField(required=False, allow_blank=True, max_length=16)
+    scope = serializers.ChoiceField(choices=["g", "p"], required=False)
+    project_id = StrictIntegerField(
+        required=False, allow_null=True, min_value=0, max_value=INT64_MAX
+    )
+
+
+class LabelCreateSerializer(LabelReqSerializer):
+    name = StrictCharField(min_length=1, max_length=128)
+    scope = serializers.ChoiceField(choices=["g", "p"])
+
+
+class LabelIdSerializer(serializers.Serializer):
+    id = StrictIntegerField(min_value=1, max_value=INT64_MAX)

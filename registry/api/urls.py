@@ -74,5 +74,5 @@ urlpatterns = [
     path("labels", labels.LabelListView.as_view()),
     path("labels/<id:label_id>", labels.LabelDetailView.as_view()),
     path("", include("registry.api.ldap_urls")),
-    re_path(r"^.*$", HarborUnknownPathView.as_view()),
+    re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]

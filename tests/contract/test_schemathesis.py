@@ -8,6 +8,8 @@ import base64
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from config.docs import SERVICES
@@ -22,6 +24,18 @@ def load(service):
 
 def basic(username, password):
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+@pytest.fixture(autouse=True)
+def keep_test_connection():
+    """Calling the WSGI app directly fires request_started/finished, whose
+    close_old_connections would close the test's transaction-wrapped connection
+    (Django's test client disconnects it the same way)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 # The worker makes the health check answer at once instead of waiting for a heartbeat.

@@ -281,3 +281,11 @@ def test_ping_body_must_be_an_object_when_sent(admin_client, ldap_configured):
     response = admin_client.post(PING, {"ldap_verify_cert": 0}, format="json")
     assert response.status_code == 422
     assert "ldap_verify_cert" in error(response)[1]
+
+
+def test_import_reports_uids_no_directory_can_hold(admin_client, ldap_configured):
+    body = {"ldap_uid_list": ["a\x00b", "bob"]}
+    response = admin_client.post(IMPORT, body, format="json")
+    assert response.status_code == 404
+    assert response.json() == [{"uid": "a\x00b", "error": "unknown_user"}]
+    assert User.objects.filter(username="bob").exists()

@@ -13,7 +13,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec
 from registry.api.permissions import get_project
-from registry.api.serializers import ArtifactSerializer, LabelSerializer
+from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
 from registry.api.views.repositories import default_base, repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
@@ -163,15 +163,13 @@ class ArtifactDetailView(ArtifactMixin, APIView):
 class ArtifactLabelsView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="addLabel",
-        request=LabelSerializer,
+        request=LabelIdSerializer,
         responses=schema.responses(None, 400, 401, 403, 404, 409),
     )
     def post(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact-label:create", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        label_id = self.request.data.get("id") if isinstance(self.request.data, dict) else None
-        if not isinstance(label_id, int) or isinstance(label_id, bool):
-            raise BadRequest("the label id is required")
+        label_id = self.body(LabelIdSerializer)["id"]
         label = Label.objects.filter(pk=label_id).first()
         if label is None:
             raise NotFound(f"label {label_id} not found")

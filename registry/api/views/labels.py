@@ -10,7 +10,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login, require_sysadmin
-from registry.api.serializers import LabelSerializer
+from registry.api.serializers import LabelCreateSerializer, LabelReqSerializer, LabelSerializer
 from registry.errors import BadRequest, NotFound
 from registry.models import Label
 
@@ -49,7 +49,7 @@ class LabelListView(HarborViewMixin, APIView):
         parameters=[
             *schema.LISTING,
             schema.query("name"),
-            schema.query("scope"),
+            schema.query("scope", {"type": "string", "enum": ["g", "p"]}),
             schema.query("project_id", OpenApiTypes.INT64),
         ],
         responses=schema.responses(LabelSerializer(many=True), 400, 401),
@@ -78,22 +78,21 @@ class LabelListView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="CreateLabel",
-        request=LabelSerializer,
+        request=LabelCreateSerializer,
         responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
     )
     def post(self, request):
         require_login(request)
-        body = self.body(LabelSerializer)
-        scope = body.get("scope") or ""
+        body = self.body(LabelCreateSerializer)
+        scope = body["scope"]
         project = None
         if scope == Label.Scope.PROJECT:
-            if not body.get("project_id"):
-                raise BadRequest("project_id is required for a project label")
-            project = get_project(request, str(body["project_id"]), "label:create")
-        elif scope == Label.Scope.GLOBAL:
+            # A project label of project 0 (none given) is a label of a missing project.
+            project = get_project(request, str(body.get("project_id") or 0), "label:create")
+        else:
             require_sysadmin(request)
         label = services.create_label(
-            body.get("name") or "",
+            body["name"],
             scope,
             project,
             description=body.get("description") or "",
@@ -114,13 +113,13 @@ class LabelDetailView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="UpdateLabel",
-        request=LabelSerializer,
+        request=LabelReqSerializer,
         responses=schema.responses(None, 400, 401, 403, 404, 409),
     )
     def put(self, request, label_id):
         label = get_label(label_id)
         check_label_access(request, label, "label:update")
-        body = self.body(LabelSerializer)
+        body = self.body(LabelReqSerializer)
         services.update_label(label, body.get("name"), body.get("description"), body.get("color"))
         return self.empty()
 

@@ -37,7 +37,7 @@ class MetadataListView(MetadataMixin, APIView):
     @extend_schema(
         operation_id="addProjectMetadatas",
         parameters=[schema.IS_RESOURCE_NAME],
-        request=OpenApiTypes.OBJECT,
+        request={"application/json": schema.METADATA_BODY},
         responses=schema.responses(None, 400, 401, 403, 404, 409),
     )
     def post(self, request, project_name_or_id):
@@ -60,7 +60,7 @@ class MetadataDetailView(MetadataMixin, APIView):
     @extend_schema(
         operation_id="updateProjectMetadata",
         parameters=[schema.IS_RESOURCE_NAME],
-        request=OpenApiTypes.OBJECT,
+        request={"application/json": schema.METADATA_BODY},
         responses=schema.responses(None, 400, 401, 403, 404, 409),
     )
     def put(self, request, project_name_or_id, meta_name):

@@ -15,14 +15,16 @@ from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers import (
     PasswordReqSerializer,
     UserCreationReqSerializer,
+    UserGroupReqSerializer,
     UserGroupSearchItemSerializer,
     UserGroupSerializer,
+    UserGroupUpdateSerializer,
     UserProfileSerializer,
     UserRespSerializer,
     UserSearchRespItemSerializer,
     UserSysAdminFlagSerializer,
 )
-from registry.errors import BadRequest, Forbidden, NotFound
+from registry.errors import Forbidden, NotFound
 from registry.models import UserGroup
 
 User = get_user_model()
@@ -89,9 +91,9 @@ class UserListView(HarborViewMixin, APIView):
             require_sysadmin(request)
         body = self.body(UserCreationReqSerializer)
         user = services.create_user(
-            body.get("username", ""),
-            body.get("email", ""),
-            body.get("password", ""),
+            body["username"],
+            body["email"],
+            body["password"],
             realname=body.get("realname", ""),
             comment=body.get("comment", ""),
         )
@@ -186,8 +188,6 @@ class UserPasswordView(HarborViewMixin, APIView):
             raise Forbidden(request.user.get_username())
         user = get_user(user_id)
         body = self.body(PasswordReqSerializer)
-        if not body.get("new_password"):
-            raise BadRequest("new_password is required")
         own = request.user.pk == user_id
         services.change_password(
             user, body["new_password"], body.get("old_password"), by_admin=by_admin and not own
@@ -241,14 +241,14 @@ class UserGroupListView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="createUserGroup",
-        request=UserGroupSerializer,
+        request=UserGroupReqSerializer,
         responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
     )
     def post(self, request):
         require_sysadmin(request)
-        body = self.body(UserGroupSerializer)
+        body = self.body(UserGroupReqSerializer)
         group = services.create_user_group(
-            body.get("group_name") or "",
+            body["group_name"],
             body.get("group_type") or UserGroup.GroupType.HTTP,
             body.get("ldap_group_dn") or "",
         )
@@ -282,14 +282,14 @@ class UserGroupDetailView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="updateUserGroup",
-        request=UserGroupSerializer,
+        request=UserGroupUpdateSerializer,
         responses=schema.responses(None, 400, 401, 403, 404),
     )
     def put(self, request, group_id):
         require_sysadmin(request)
         group = get_group(group_id)
-        body = self.body(UserGroupSerializer, required=False)
-        services.rename_user_group(group, body.get("group_name") or "")
+        body = self.body(UserGroupUpdateSerializer)
+        services.rename_user_group(group, body["group_name"])
         return self.empty()
 
     @extend_schema(
