@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import ldap
 import ldap.filter
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, make_password
 from django.core.cache import cache
 from django.db.models import Q
 from rest_framework import status
@@ -418,6 +420,30 @@ def lookup_user_groups(conf: DirectorySettings, username: str) -> frozenset[str]
         return user_group_dns(conf, user, None)
     with connect(conf) as connection:
         return user_group_dns(conf, user, connection)
+
+
+# --- signed-in directory users ------------------------------------------------------------
+
+# Settings that decide who may sign in through the directory.
+SIGN_IN_KEYS = frozenset(
+    {
+        "auth_mode",
+        "ldap_url",
+        "ldap_base_dn",
+        "ldap_filter",
+        "ldap_uid",
+        "ldap_scope",
+        "ldap_search_dn",
+    }
+)
+
+
+def forget_directory_sign_ins() -> None:
+    """Make every directory user sign in again: a new unusable password marker changes the
+    account fingerprint that remembered Basic pairs (config.auth) and sessions depend on."""
+    get_user_model().objects.filter(password__startswith=UNUSABLE_PASSWORD_PREFIX).update(
+        password=make_password(None)
+    )
 
 
 # --- group roles of signed-in users --------------------------------------------------------

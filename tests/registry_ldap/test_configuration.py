@@ -67,3 +67,18 @@ def test_group_filter_with_its_attributes_is_accepted(admin_client, db):
         "ldap_group_attribute_name": "cn",
     }
     assert admin_client.put(CONFIGURATIONS, changes, format="json").status_code == 200
+
+
+def test_sign_in_settings_changes_drop_remembered_directory_sign_ins(configured_by_api):
+    alice = client_as("alice", "alice-secret")
+    assert alice.get("/api/v2.0/users/current").status_code == 200
+    # The same values again change nothing.
+    same = {"ldap_filter": LDAP_CONFIGURATION["ldap_filter"]}
+    assert configured_by_api.put(CONFIGURATIONS, same, format="json").status_code == 200
+    assert alice.get("/api/v2.0/users/current").status_code == 200
+    response = configured_by_api.put(CONFIGURATIONS, {"ldap_filter": "(!(uid=alice))"})
+    assert response.status_code == 200
+    # Her Basic pair was remembered; it is not any more, and the directory now says no.
+    assert alice.get("/api/v2.0/users/current").status_code == 401
+    # The local admin is untouched.
+    assert configured_by_api.get(CONFIGURATIONS).status_code == 200
