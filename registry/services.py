@@ -5,6 +5,7 @@ these functions, so repositories, artifacts, tags and quota usage stay consisten
 """
 
 import html
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -153,7 +154,7 @@ def _checked_metadata(metadata: Mapping[str, str] | None) -> dict:
     """Metadata as stored: names and values are strings of at most 255 characters."""
     checked = {str(key): str(value) for key, value in (metadata or {}).items()}
     for key, value in checked.items():
-        if not 0 < len(key) <= 255 or len(value) > 255:
+        if len(key) > 255 or len(value) > 255:
             raise BadRequest(f"invalid metadata: {key[:64]}")
     return checked
 
@@ -574,15 +575,17 @@ PASSWORD_MESSAGE = (
     "uppercase letter, 1 lowercase letter and 1 number"
 )
 FORBIDDEN_NAME_CHARS = set(',"~#%$')
+# At least one upper-case letter, one lower-case letter and one digit, in any order
+# (written without look-aheads so that the published schema can carry the same pattern).
+PASSWORD_PATTERN = (
+    "^.*(?:"
+    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
+    + ").*$"
+)
 
 
 def validate_password(password: str) -> None:
-    if not (
-        8 <= len(password) <= 128
-        and re.search(r"[A-Z]", password)
-        and re.search(r"[a-z]", password)
-        and re.search(r"[0-9]", password)
-    ):
+    if not (8 <= len(password) <= 128 and re.match(PASSWORD_PATTERN, password)):
         raise BadRequest(PASSWORD_MESSAGE)
 
 
@@ -598,13 +601,17 @@ def _validate_names(username: str | None, realname: str | None, comment: str | N
         raise BadRequest("comment with illegal length")
 
 
+def _validate_email(email: str) -> None:
+    if not re.match(r"^[^@\s]+@[^@\s]+$", email) or len(email) > 254:
+        raise BadRequest("email with illegal format")
+
+
 @transaction.atomic
 def create_user(
     username: str, email: str, password: str, realname: str = "", comment: str = ""
 ) -> "User":
     _validate_names(username, realname or None, comment)
-    if not email or not re.match(r"^[^@\s]+@[^@\s]+$", email):
-        raise BadRequest("email with illegal format")
+    _validate_email(email)
     validate_password(password)
     if User.objects.filter(Q(username=username) | Q(email__iexact=email)).exists():
         raise Conflict(f"user {username} or email {email} already exists")
@@ -621,8 +628,7 @@ def create_user(
 def update_user_profile(user, email: str | None, realname: str | None, comment: str | None):
     _validate_names(None, realname, comment)
     if email is not None:
-        if not re.match(r"^[^@\s]+@[^@\s]+$", email):
-            raise BadRequest("email with illegal format")
+        _validate_email(email)
         if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
             raise Conflict(f"email {email} already exists")
         user.email = email

@@ -5,7 +5,6 @@ scalars omitted unless listed in `always`, arrays always present (null when unse
 maps omitted when nil, times in UTC with milliseconds.
 """
 
-import itertools
 from datetime import UTC
 from urllib.parse import quote
 
@@ -15,6 +14,7 @@ from rest_framework import serializers
 
 from registry import access
 from registry.models import Artifact, Role
+from registry.services import PASSWORD_PATTERN
 
 ZERO_TIME = "0001-01-01T00:00:00.000Z"
 OMITTED = (None, "", 0, False)
@@ -118,13 +118,6 @@ class ProjectMetadataField(StringMapField):
 INT64_MAX = 2**63 - 1
 NAME_PATTERN = r'^[^,"~#%$]+$'
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+$"
-# At least one upper-case letter, one lower-case letter and one digit, in any order
-# (written without look-aheads, which schema-driven generators do not honour).
-PASSWORD_PATTERN = (
-    "^.*(?:"
-    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
-    + ").*$"
-)
 
 
 def documented(field, **schema):
@@ -132,21 +125,29 @@ def documented(field, **schema):
     answers them with 400 and its own message, not with a 422 validation failure).
 
     Serializers deep-copy their fields from the constructor arguments, so the schema
-    goes on a subclass rather than on the instance. An empty string still reaches the
-    service (which answers Harbor's 400) without the schema advertising it."""
-    schema.setdefault("type", "string")
-    kwargs = dict(field._kwargs)
-    kwargs.pop("allow_blank", None)
+    goes on a subclass rather than on the instance."""
+    annotated = extend_schema_field(schema)(type(type(field).__name__, (type(field),), {}))
+    return annotated(*field._args, **field._kwargs)
 
-    def run_validation(self, data=serializers.empty):
-        if data == "":
-            return ""
-        return super(annotated, self).run_validation(data)
 
-    annotated = extend_schema_field(schema)(
-        type(type(field).__name__, (type(field),), {"run_validation": run_validation})
+class PlainStringField(serializers.Field):
+    """Any JSON string, empty included; its rules are the service's (see `documented`)."""
+
+    default_error_messages = {"invalid": "Not a valid string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+def documented_string(required: bool = True, write_only: bool = False, **schema):
+    return documented(
+        PlainStringField(required=required, write_only=write_only), type="string", **schema
     )
-    return annotated(*field._args, **kwargs)
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -254,11 +255,8 @@ class CVEAllowlistReqSerializer(serializers.Serializer):
 
 
 class ProjectReqSerializer(serializers.Serializer):
-    project_name = documented(
-        StrictCharField(required=False, allow_blank=True, max_length=255),
-        minLength=1,
-        maxLength=255,
-        pattern=r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$",
+    project_name = documented_string(
+        minLength=1, maxLength=255, pattern=r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$"
     )
     public = StrictBooleanField(required=False, allow_null=True)
     metadata = ProjectMetadataField(required=False)
@@ -272,6 +270,12 @@ class ProjectReqSerializer(serializers.Serializer):
         nullable=True,
     )
     registry_id = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=0)
+
+
+class ProjectUpdateSerializer(ProjectReqSerializer):
+    """PUT body: the same record, where only metadata and cve_allowlist take effect."""
+
+    project_name = StrictCharField(required=False, allow_blank=True, max_length=255)
 
 
 class ProjectDeletableSerializer(HarborSerializer):
@@ -544,40 +548,24 @@ class UserSearchRespItemSerializer(HarborSerializer):
 
 
 class UserCreationReqSerializer(serializers.Serializer):
-    username = documented(
-        StrictCharField(allow_blank=True), minLength=1, maxLength=255, pattern=NAME_PATTERN
-    )
-    email = documented(StrictCharField(allow_blank=True), maxLength=255, pattern=EMAIL_PATTERN)
-    realname = documented(
-        StrictCharField(required=False, allow_blank=True),
-        minLength=1,
-        maxLength=255,
-        pattern=NAME_PATTERN,
-    )
-    comment = documented(StrictCharField(required=False, allow_blank=True), maxLength=30)
-    password = documented(
-        StrictCharField(allow_blank=True, write_only=True),
-        minLength=8,
-        maxLength=128,
-        pattern=PASSWORD_PATTERN,
+    username = documented_string(minLength=1, maxLength=255, pattern=NAME_PATTERN)
+    email = documented_string(maxLength=254, pattern=EMAIL_PATTERN)
+    realname = documented_string(required=False, minLength=1, maxLength=255, pattern=NAME_PATTERN)
+    comment = documented_string(required=False, maxLength=30)
+    password = documented_string(
+        write_only=True, minLength=8, maxLength=128, pattern=PASSWORD_PATTERN
     )
 
 
 class UserProfileSerializer(serializers.Serializer):
-    email = documented(
-        StrictCharField(required=False, allow_blank=True), maxLength=255, pattern=EMAIL_PATTERN
-    )
-    realname = documented(
-        StrictCharField(required=False, allow_blank=True), maxLength=255, pattern=NAME_PATTERN
-    )
-    comment = documented(StrictCharField(required=False, allow_blank=True), maxLength=30)
+    email = documented_string(required=False, maxLength=254, pattern=EMAIL_PATTERN)
+    realname = documented_string(required=False, maxLength=255, pattern=NAME_PATTERN)
+    comment = documented_string(required=False, maxLength=30)
 
 
 class PasswordReqSerializer(serializers.Serializer):
     old_password = StrictCharField(required=False, allow_blank=True)
-    new_password = documented(
-        StrictCharField(allow_blank=True), minLength=8, maxLength=128, pattern=PASSWORD_PATTERN
-    )
+    new_password = documented_string(minLength=8, maxLength=128, pattern=PASSWORD_PATTERN)
 
 
 class UserSysAdminFlagSerializer(serializers.Serializer):

@@ -19,6 +19,7 @@ from registry.api.serializers import (
     ProjectReqSerializer,
     ProjectSerializer,
     ProjectSummarySerializer,
+    ProjectUpdateSerializer,
 )
 from registry.errors import BadRequest, NotFound
 from registry.models import Project, ProjectMember, Repository, Role
@@ -146,12 +147,12 @@ class ProjectDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="updateProject",
         parameters=PROJECT_PATH,
-        request=ProjectReqSerializer,
+        request=ProjectUpdateSerializer,
         responses=schema.responses(None, 400, 401, 403, 404),
     )
     def put(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:update")
-        body = self.body(ProjectReqSerializer)
+        body = self.body(ProjectUpdateSerializer)
         services.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
         return self.empty()
 

@@ -1,0 +1,94 @@
+"""Concurrent creates against PostgreSQL, and list endpoints at a constant query count."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from registry.models import Project, ProjectMember, ProjectMetadata
+from tests.registry.conftest import client_for
+from tests.registry.factories import LabelFactory, MemberFactory, ProjectFactory, UserFactory, push
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_creates_of_one_name_give_201_and_409():
+    users = [UserFactory(username=f"racer{n}") for n in range(2)]
+    barrier = threading.Barrier(2)
+    statuses = []
+
+    def create(user):
+        client = client_for(user)
+        barrier.wait()
+        response = client.post("/api/v2.0/projects", {"project_name": "contested"})
+        statuses.append(response.status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=create, args=(user,)) for user in users]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [201, 409]
+    project = Project.objects.get(name="contested")
+    # Nothing half-made: one project with its one admin member and its public flag.
+    assert ProjectMember.objects.get().project == project
+    assert ProjectMetadata.objects.get().project == project
+
+
+def _seed_projects(owner, count):
+    viewer = UserFactory(username=f"viewer{count}")
+    for n in range(count):
+        project = ProjectFactory(name=f"q{count}-{n:03d}", owner=owner, public=n % 2 == 0)
+        MemberFactory(project=project, user=viewer, role=2)
+        push(project, "img", tag="v1", seed=f"{count}-{n}")
+    return viewer
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page_size", [10, 100])
+def test_project_list_query_count_is_constant(page_size, alice, django_assert_max_num_queries):
+    viewer = _seed_projects(alice, page_size)
+    client = client_for(viewer)
+    client.get("/api/v2.0/projects")  # warms the Basic-auth cache
+    with django_assert_max_num_queries(8):
+        response = client.get(f"/api/v2.0/projects?page_size={page_size}")
+    assert len(response.json()) == page_size
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page_size", [10, 100])
+def test_repository_lists_query_count_is_constant(
+    page_size, alice, alice_client, django_assert_max_num_queries
+):
+    project = ProjectFactory(name="many", owner=alice)
+    for n in range(page_size):
+        push(project, f"repo{n:03d}", tag="v1")
+    alice_client.get("/api/v2.0/repositories")
+    with django_assert_max_num_queries(7):
+        response = alice_client.get(f"/api/v2.0/projects/many/repositories?page_size={page_size}")
+    assert len(response.json()) == page_size
+    with django_assert_max_num_queries(7):
+        response = alice_client.get(f"/api/v2.0/repositories?page_size={page_size}")
+    assert len(response.json()) == page_size
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page_size", [10, 100])
+def test_artifact_list_query_count_is_constant(
+    page_size, alice, alice_client, django_assert_max_num_queries
+):
+    project = ProjectFactory(name="arts", owner=alice)
+    label = LabelFactory()
+    for n in range(page_size):
+        artifact = push(project, "img", tag=f"t{n}", seed=f"a{n}")
+        push(project, "img", tag=f"t{n}-b", seed=f"a{n}")
+        artifact.label_links.create(label=label)
+    alice_client.get("/api/v2.0/projects")
+    url = (
+        f"/api/v2.0/projects/arts/repositories/img/artifacts?page_size={page_size}&with_label=true"
+    )
+    with django_assert_max_num_queries(11):
+        response = alice_client.get(url)
+    data = response.json()
+    assert len(data) == page_size
+    assert all(len(a["tags"]) == 2 and a["labels"] for a in data)
