@@ -100,3 +100,23 @@ def test_group_roles_end_with_ldap_auth(admin_client, project):
     configuration.update({"auth_mode": "db_auth"})
     # Still signed in through the remembered Basic pair, but no directory groups any more.
     assert alice.get("/api/v2.0/projects/team").status_code == 403
+
+
+def test_project_list_of_a_group_member_has_constant_queries(
+    admin, admin_client, ldap_configured, django_assert_max_num_queries
+):
+    group_body = {"role_id": 2, "member_group": {"ldap_group_dn": DEVELOPERS_DN}}
+    for number in range(12):
+        ProjectFactory(name=f"p{number:02}", owner=admin)
+        path = f"/api/v2.0/projects/p{number:02}/members"
+        assert admin_client.post(path, group_body, format="json").status_code == 201
+    alice = client_as("alice", "alice-secret")
+    assert alice.get("/api/v2.0/projects").status_code == 200
+    counts = []
+    for size in (3, 12):
+        with django_assert_max_num_queries(20) as captured:
+            response = alice.get("/api/v2.0/projects", {"page_size": size})
+        assert len(response.json()) == size
+        assert {p["current_user_role_id"] for p in response.json()} == {2}
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1]
