@@ -85,6 +85,16 @@ def user_for_member(username: str):
     raise NotFound(f"user {username} is not found")
 
 
+def verify_group_dn(group_dn: str) -> directory.DirectoryGroup:
+    """The directory group at this DN; BadRequest with Harbor's text when there is none."""
+    if not ldap_syntax.is_dn(group_dn):
+        raise BadRequest(f"invalid DN syntax. DN: {group_dn}")
+    found = directory.group_by_dn(directory.current_settings(), group_dn)
+    if found is None:
+        raise BadRequest(f"LDAP Group DN is not found: DN:{group_dn}")
+    return found
+
+
 def group_for_member(group_dn: str) -> UserGroup:
     """The LDAP user group with this DN, onboarded from the configured directory when the
     registry does not have it yet (its name is the group's name attribute)."""
@@ -93,11 +103,7 @@ def group_for_member(group_dn: str) -> UserGroup:
     ).first()
     if existing is not None:
         return existing
-    if not ldap_syntax.is_dn(group_dn):
-        raise BadRequest(f"invalid DN syntax. DN: {group_dn}")
-    found = directory.group_by_dn(directory.current_settings(), group_dn)
-    if found is None:
-        raise BadRequest(f"LDAP Group DN is not found: DN:{group_dn}")
+    found = verify_group_dn(group_dn)
     try:
         with transaction.atomic():
             return UserGroup.objects.create(

@@ -120,3 +120,14 @@ def test_project_list_of_a_group_member_has_constant_queries(
         assert {p["current_user_role_id"] for p in response.json()} == {2}
         counts.append(len(captured.captured_queries))
     assert counts[0] == counts[1]
+
+
+def test_ldap_user_groups_must_exist_in_the_directory(admin_client, ldap_configured):
+    body = {"group_name": "devs", "group_type": 1, "ldap_group_dn": f"cn=missing,{GROUPS}"}
+    response = admin_client.post("/api/v2.0/usergroups", body, format="json")
+    assert response.status_code == 400
+    message = response.json()["errors"][0]["message"]
+    assert message == f"LDAP Group DN is not found: DN:cn=missing,{GROUPS}"
+    body["ldap_group_dn"] = DEVELOPERS_DN
+    assert admin_client.post("/api/v2.0/usergroups", body, format="json").status_code == 201
+    assert UserGroup.objects.get(ldap_group_dn=DEVELOPERS_DN).group_name == "devs"
