@@ -234,7 +234,11 @@ def connect(conf: DirectorySettings, bind: bool = True):
     """
     connection = None
     try:
-        connection = open_connection(conf)
+        try:
+            connection = open_connection(conf)
+        except (ValueError, UnicodeError) as exc:
+            # libldap or the resolver refuse a URL that parse_url let through.
+            raise DirectoryMisconfigured(f"illegal ldap url: {exc}") from None
         if bind:
             connection.simple_bind_s(conf.search_dn, conf.search_password)
         yield connection

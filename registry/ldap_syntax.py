@@ -4,6 +4,7 @@ Free of the configuration store and of the network, so configuration validation 
 directory client share it.
 """
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -75,6 +76,22 @@ class Endpoint:
         return f"{self.scheme}://{host}:{self.port}"
 
 
+def _is_host(host: str) -> bool:
+    """An IP address or a name the resolver can take (IDNA labels, no spaces or NULs)."""
+    if any(char.isspace() or char == "\x00" for char in host):
+        return False
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return False
+    return True
+
+
 def parse_url(url: str) -> Endpoint:
     """Harbor's reading of ldap_url: no scheme means ldap, port 636 means ldaps.
 
@@ -95,6 +112,8 @@ def parse_url(url: str) -> Endpoint:
         raise ValueError("unknown ldap protocol")
     if not parts.hostname:
         raise ValueError("illegal ldap url: no host")
+    if not _is_host(parts.hostname):
+        raise ValueError(f"illegal ldap url: invalid host {parts.hostname!r}")
     if port == 636:
         scheme = "ldaps"
     return Endpoint(scheme, parts.hostname, port or DEFAULT_PORTS[scheme])

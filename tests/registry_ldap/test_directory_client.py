@@ -144,6 +144,9 @@ def test_url_reading_follows_harbor():
     assert parse_url("ldap://[::1]:1389").uri == "ldap://[::1]:1389"
     with pytest.raises(ValueError, match="unknown ldap protocol"):
         parse_url("https://ldap.example.org")
+    for host in ("a\x00b", "a b", ".x", "x" * 70 + ".org", "\udcff"):
+        with pytest.raises(ValueError, match="illegal ldap url: invalid host"):
+            parse_url(f"ldaps://{host}")
 
 
 def test_search_password_never_in_reprs_or_messages(closed_port):
