@@ -577,15 +577,20 @@ PASSWORD_MESSAGE = (
 FORBIDDEN_NAME_CHARS = set(',"~#%$')
 # At least one upper-case letter, one lower-case letter and one digit, in any order
 # (written without look-aheads so that the published schema can carry the same pattern).
+# ([\s\S] rather than "." so that every regex dialect reads the pattern the same way.)
 PASSWORD_PATTERN = (
-    "^.*(?:"
-    + "|".join(".*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]")))
-    + ").*$"
+    r"^[\s\S]*(?:"
+    + "|".join(
+        r"[\s\S]*".join(order) for order in itertools.permutations(("[A-Z]", "[a-z]", "[0-9]"))
+    )
+    + r")[\s\S]*$"
 )
+# Spelled-out white space: JSON Schema validators read "\s" differently from Python.
+EMAIL_PATTERN = r"^[^@ \t\n\r\f\v]+@[^@ \t\n\r\f\v]+$"
 
 
 def validate_password(password: str) -> None:
-    if not (8 <= len(password) <= 128 and re.match(PASSWORD_PATTERN, password)):
+    if not (8 <= len(password) <= 128 and re.fullmatch(PASSWORD_PATTERN, password)):
         raise BadRequest(PASSWORD_MESSAGE)
 
 
@@ -602,7 +607,7 @@ def _validate_names(username: str | None, realname: str | None, comment: str | N
 
 
 def _validate_email(email: str) -> None:
-    if not re.match(r"^[^@\s]+@[^@\s]+$", email) or len(email) > 254:
+    if not re.fullmatch(EMAIL_PATTERN, email) or len(email) > 254:
         raise BadRequest("email with illegal format")
 
 
@@ -626,7 +631,7 @@ def create_user(
 
 @transaction.atomic
 def update_user_profile(user, email: str | None, realname: str | None, comment: str | None):
-    _validate_names(None, realname, comment)
+    _validate_names(None, realname or None, comment)
     if email is not None:
         _validate_email(email)
         if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():

@@ -16,6 +16,18 @@ from django.db.models import Q, QuerySet
 from registry.errors import BadRequest
 
 INT64 = (-(2**63), 2**63 - 1)
+# One `key=value` clause: the value is exact, `~fuzzy`, a `[min~max]` range (a bound may be
+# empty, not both), an `{any of}` or an `(all of)` list. White space is spelled out because
+# JSON Schema validators read "\s" differently from Python.
+_SPACE = " \t\n\r\f\v"
+_Q_VALUE = (
+    rf"(?:~[^,%~]+|\[[^,%~\]]*[^,%~\]{_SPACE}][^,%~\]]*~[^,%~\]]*\]"
+    rf"|\[[^,%~\]]*~[^,%~\]]*[^,%~\]{_SPACE}][^,%~\]]*\]"
+    r"|\{[^,%]*\}|\([^,%]*\)|\\[^,%]*|[^,%~\[{(\\][^,%]*)"
+)
+_Q_CLAUSE = rf"[A-Za-z_][A-Za-z0-9_]*={_Q_VALUE}"
+# The whole q (published in the schema between ^ and $).
+Q_PATTERN = rf"(?:{_Q_CLAUSE}(?:,{_Q_CLAUSE})*)?"
 MISSING_EQUALS = 'the query string must contain "=" and the key/value cannot be empty'
 
 
@@ -92,13 +104,16 @@ def snake(key: str) -> str:
 def parse_q(q: str | None) -> list[tuple[str, object]]:
     if not q:
         return []
+    q = unquote(q)
     clauses = []
-    for clause in unquote(q).split(","):
+    for clause in q.split(","):
         key, sep, value = clause.partition("=")
         key = key.strip()
         if not sep or not key or not value:
             raise BadRequest(MISSING_EQUALS)
         clauses.append((snake(key), parse_value(value)))
+    if not re.fullmatch(Q_PATTERN, q):
+        raise BadRequest(f"invalid query string: {q}")
     return clauses
 
 

@@ -4,6 +4,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
+from registry.api.filters import Q_PATTERN
 from registry.api.serializers import ErrorsSerializer
 
 
@@ -39,21 +40,11 @@ def header(name: str, kind=OpenApiTypes.STR, description: str = ""):
     return OpenApiParameter(name, kind, OpenApiParameter.HEADER, False, description)
 
 
-# One `key=value` clause of Harbor's q language (harbor.md §5): the value is exact, `~fuzzy`,
-# a `[min~max]` range, an `{any of}` or an `(all of)` list.
-_Q_VALUE = (
-    r"(?:~[^,%~]+|\[[^,%~\]]*[^,%~\]\s][^,%~\]]*~[^,%~\]]*\]"
-    r"|\[[^,%~\]]*~[^,%~\]]*[^,%~\]\s][^,%~\]]*\]"
-    r"|\{[^,%]*\}|\([^,%]*\)|\\[^,%]*|[^,%~\[{(\\][^,%]*)"
-)
-_Q_CLAUSE = rf"[A-Za-z_][A-Za-z0-9_]*={_Q_VALUE}"
-Q_PATTERN = rf"^(?:{_Q_CLAUSE}(?:,{_Q_CLAUSE})*)?$"
-
 PAGE = [
     query("page", {"type": "integer", "format": "int64", "default": 1}),
     query("page_size", {"type": "integer", "format": "int64", "default": 10, "maximum": 100}),
 ]
-LISTING = [query("q", {"type": "string", "pattern": Q_PATTERN}), query("sort"), *PAGE]
+LISTING = [query("q", {"type": "string", "pattern": f"^{Q_PATTERN}$"}), query("sort"), *PAGE]
 
 BOOL_META = {"type": "string", "enum": ["true", "false"]}
 # Body of POST/PUT metadata: exactly one known key with a valid value (harbor.md §12).

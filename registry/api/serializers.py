@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from registry import access
 from registry.models import Artifact, Role
-from registry.services import PASSWORD_PATTERN
+from registry.services import EMAIL_PATTERN, PASSWORD_PATTERN
 
 ZERO_TIME = "0001-01-01T00:00:00.000Z"
 OMITTED = (None, "", 0, False)
@@ -117,7 +117,6 @@ class ProjectMetadataField(StringMapField):
 
 INT64_MAX = 2**63 - 1
 NAME_PATTERN = r'^[^,"~#%$]+$'
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+$"
 
 
 def documented(field, **schema):
@@ -550,7 +549,8 @@ class UserSearchRespItemSerializer(HarborSerializer):
 class UserCreationReqSerializer(serializers.Serializer):
     username = documented_string(minLength=1, maxLength=255, pattern=NAME_PATTERN)
     email = documented_string(maxLength=254, pattern=EMAIL_PATTERN)
-    realname = documented_string(required=False, minLength=1, maxLength=255, pattern=NAME_PATTERN)
+    # Optional: an empty real name is no real name.
+    realname = documented_string(required=False, maxLength=255, pattern=r'^[^,"~#%$]*$')
     comment = documented_string(required=False, maxLength=30)
     password = documented_string(
         write_only=True, minLength=8, maxLength=128, pattern=PASSWORD_PATTERN
@@ -559,7 +559,7 @@ class UserCreationReqSerializer(serializers.Serializer):
 
 class UserProfileSerializer(serializers.Serializer):
     email = documented_string(required=False, maxLength=254, pattern=EMAIL_PATTERN)
-    realname = documented_string(required=False, maxLength=255, pattern=NAME_PATTERN)
+    realname = documented_string(required=False, maxLength=255, pattern=r'^[^,"~#%$]*$')
     comment = documented_string(required=False, maxLength=30)
 
 
