@@ -66,7 +66,7 @@ class HarborViewMixin(ServiceViewMixin):
         super().initial(request, *args, **kwargs)
         for name, kind in QUERY_TYPES.items():
             raw = request.query_params.get(name)
-            if raw not in (None, "") and not _valid(kind, raw):
+            if raw is not None and not _valid(kind, raw):
                 raise validation_failure(name, "query", f'must be of type {kind}: "{raw}"')
         for name, kind in HEADER_TYPES.items():
             raw = request.headers.get(name)
