@@ -126,12 +126,23 @@ CELERY_TIMEZONE = "UTC"
 
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
-AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    # Directory sign-in when the registry's auth_mode is ldap_auth (registry.ldap_backend).
+    "registry.ldap_backend.RegistryLDAPBackend",
+]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/admin/"
 ADMIN_USERNAME = env_str("ADMIN_USERNAME", "admin")
 # How long a verified Basic username/password pair is remembered (keyed digest in the cache).
 BASIC_AUTH_CACHE_SECONDS = env_int("BASIC_AUTH_CACHE_SECONDS", 300)
+
+# --- registry (LDAP) ----------------------------------------------------------------
+# The directory itself is configured at runtime through PUT /api/v2.0/configurations; these
+# two are about how this host reaches it. A PEM bundle of CAs trusted for ldaps:// and
+# StartTLS (default: the system store), and StartTLS on ldap:// URLs.
+REGISTRY_LDAP_CA_FILE = env_str("REGISTRY_LDAP_CA_FILE")
+REGISTRY_LDAP_START_TLS = env_bool("REGISTRY_LDAP_START_TLS")
 
 # --- i18n, static -------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

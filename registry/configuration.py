@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import transaction
 
+from registry import ldap_syntax
 from registry.models import ConfigEntry
 
 VERSION_KEY = "registry-config-version"
@@ -23,6 +24,8 @@ LDAP_SCOPES = (0, 1, 2)
 # Harbor's limit on storage_per_project: 1024 TB in bytes.
 MAX_STORAGE_BYTES = 1024**5
 MAX_DURATION = 9_999_999_999
+# A directory slower than this is down: requests wait for it at most this long.
+MAX_LDAP_TIMEOUT = 300
 
 
 class ConfigurationError(ValueError):
@@ -131,6 +134,47 @@ def _check_storage(key, value):
         )
 
 
+def _check_ldap_url(key, value):
+    if value:
+        try:
+            ldap_syntax.parse_url(value)
+        except ValueError as exc:
+            raise ConfigurationError(f"{key}: {exc}") from None
+
+
+def _check_dn(key, value):
+    if value and not ldap_syntax.is_dn(value):
+        raise ConfigurationError(f"invalid DN syntax for {key}: {value}")
+
+
+def _check_attribute(key, value):
+    if value and not ldap_syntax.is_attribute_name(value):
+        raise ConfigurationError(f"invalid attribute name for {key}: {value}")
+
+
+def _check_filter(key, value):
+    if value and not ldap_syntax.is_filter(value):
+        raise ConfigurationError(f"invalid filter syntax for {key}: {value}")
+
+
+def _check_ldap_timeout(key, value):
+    if not 0 < value <= MAX_LDAP_TIMEOUT:
+        raise ConfigurationError(f"{key} should be between 1 and {MAX_LDAP_TIMEOUT} seconds")
+
+
+def _check_ldap_groups(typed: dict, current: dict) -> None:
+    """Harbor: with a group search filter, the group name and membership attributes must
+    be set."""
+    merged = {**current, **typed}
+    if merged["ldap_group_search_filter"] and not (
+        merged["ldap_group_attribute_name"] and merged["ldap_group_membership_attribute"]
+    ):
+        raise ConfigurationError(
+            "ldap_group_attribute_name and ldap_group_membership_attribute are required "
+            "when ldap_group_search_filter is set"
+        )
+
+
 # Per-key rules beyond the type; each takes (key, typed value) and raises ConfigurationError.
 VALIDATORS = {
     "auth_mode": lambda key, value: _check_choice(key, value, AUTH_MODES),
@@ -143,6 +187,17 @@ VALIDATORS = {
     "token_expiration": _check_positive_duration,
     "robot_token_duration": _check_positive_duration,
     "session_timeout": _check_positive_duration,
+    "ldap_url": _check_ldap_url,
+    "ldap_timeout": _check_ldap_timeout,
+    "ldap_base_dn": _check_dn,
+    "ldap_search_dn": _check_dn,
+    "ldap_group_base_dn": _check_dn,
+    "ldap_group_admin_dn": _check_dn,
+    "ldap_uid": _check_attribute,
+    "ldap_group_attribute_name": _check_attribute,
+    "ldap_group_membership_attribute": _check_attribute,
+    "ldap_filter": _check_filter,
+    "ldap_group_search_filter": _check_filter,
 }
 
 
@@ -209,6 +264,8 @@ def validate(changes: dict, current: dict | None = None) -> dict:
         if key in VALIDATORS:
             VALIDATORS[key](key, value)
         typed[key] = value
+    if any(key.startswith("ldap_group_") for key in typed):
+        _check_ldap_groups(typed, values() if current is None else current)
     return typed
 
 

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
-from registry import configuration
+from registry import configuration, ldap
 from registry.errors import (
     BadRequest,
     Conflict,
@@ -719,4 +719,9 @@ def update_configuration(changes: Mapping) -> dict:
         raise BadRequest(
             "the auth mode cannot be modified as new users have been inserted into database"
         )
-    return configuration.update(typed)
+    before = configuration.values()
+    stored = configuration.update(typed)
+    if any(before[key] != stored[key] for key in ldap.SIGN_IN_KEYS & stored.keys()):
+        # Who may sign in through the directory changed: remembered sign-ins are dropped.
+        ldap.forget_directory_sign_ins()
+    return stored

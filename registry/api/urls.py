@@ -2,7 +2,7 @@
 is decoded before routing), so repository routes match greedily and the more specific
 artifact routes come first. Metadata is served with and without the trailing slash."""
 
-from django.urls import path, re_path, register_converter
+from django.urls import include, path, re_path, register_converter
 
 from registry.api.base import HarborUnknownPathView
 from registry.api.views import (
@@ -73,5 +73,6 @@ urlpatterns = [
     path("usergroups/<id:group_id>", users.UserGroupDetailView.as_view()),
     path("labels", labels.LabelListView.as_view()),
     path("labels/<id:label_id>", labels.LabelDetailView.as_view()),
+    path("", include("registry.api.ldap_urls")),
     re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]

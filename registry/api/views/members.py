@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import services
+from registry import ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -16,6 +16,7 @@ from registry.api.serializers import (
     RoleRequestSerializer,
 )
 from registry.errors import BadRequest, NotFound
+from registry.ldap import ldap_mode
 from registry.models import ProjectMember, UserGroup
 
 User = get_user_model()
@@ -38,10 +39,8 @@ def resolve_user(member_user: dict):
         return user
     username = member_user.get("username")
     if username:
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            raise NotFound(f"user {username} is not found")
-        return user
+        # A known user, or under ldap_auth one onboarded from the directory.
+        return ldap_onboarding.user_for_member(username)
     return None
 
 
@@ -53,6 +52,9 @@ def resolve_group(member_group: dict):
         return group
     dn = member_group.get("ldap_group_dn")
     name = member_group.get("group_name")
+    if dn and ldap_mode():
+        # A known LDAP group, or one onboarded from the directory.
+        return ldap_onboarding.group_for_member(dn)
     if dn or name:
         groups = (
             UserGroup.objects.filter(ldap_group_dn=dn)
@@ -93,7 +95,7 @@ class MemberListView(HarborViewMixin, APIView):
         parameters=[schema.IS_RESOURCE_NAME],
         request=ProjectMemberSerializer,
         responses=schema.responses(
-            OpenApiResponse(description="created"), 400, 401, 403, 404, 409, ok_status=201
+            OpenApiResponse(description="created"), 400, 401, 403, 404, 409, 503, ok_status=201
         ),
     )
     def post(self, request, project_name_or_id):

@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, configuration, services
+from registry import access, configuration, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -25,6 +25,7 @@ from registry.api.serializers import (
     UserSysAdminFlagSerializer,
 )
 from registry.errors import Forbidden, NotFound
+from registry.ldap import ldap_mode
 from registry.models import UserGroup
 
 User = get_user_model()
@@ -247,6 +248,9 @@ class UserGroupListView(HarborViewMixin, APIView):
     def post(self, request):
         require_sysadmin(request)
         body = self.body(UserGroupReqSerializer)
+        if body.get("group_type") == UserGroup.GroupType.LDAP and ldap_mode():
+            # As Harbor: an LDAP group must exist in the directory.
+            ldap_onboarding.verify_group_dn(body.get("ldap_group_dn") or "")
         group = services.create_user_group(
             body["group_name"],
             body.get("group_type") or UserGroup.GroupType.HTTP,
