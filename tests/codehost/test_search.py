@@ -126,7 +126,7 @@ def test_collaborative_mode_is_repos_the_user_collaborates_on(as_user, bob, worl
         ),
         (
             "sort=size&order=desc",
-            ["alice/alpha", "alice/Beta", "bob/alpha-fork", "bob/mirror-of-x"],
+            ["alice/alpha", "alice/Beta", "bob/mirror-of-x", "bob/alpha-fork"],
         ),
         ("sort=id", ["alice/alpha", "alice/Beta", "bob/alpha-fork", "bob/mirror-of-x"]),
         ("sort=id&order=desc", ["bob/mirror-of-x", "bob/alpha-fork", "alice/Beta", "alice/alpha"]),
