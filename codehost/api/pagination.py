@@ -17,8 +17,11 @@ class GiteaPagination(HeaderPagination):
     default_page_size = 30
     max_page_size = 50
 
+    # Far beyond any data, and the OFFSET stays within the database's bigint.
+    max_page = 2**31 - 1
+
     def get_page_number(self, request) -> int:
-        return max(self._integer(request, self.page_query_param, 1), 1)
+        return min(max(self._integer(request, self.page_query_param, 1), 1), self.max_page)
 
     def get_page_size(self, request) -> int:
         size = self._integer(request, self.page_size_query_param, self.default_page_size)

@@ -191,3 +191,9 @@ def test_priority_owner_comes_first(as_user, bob, world):
 @pytest.mark.parametrize("query", ["limit=abc", "page=", "uid=x", "topic=maybe"])
 def test_malformed_query_values_are_422(as_user, world, query):
     assert as_user().get(f"/repos/search?{query}").status_code == 422
+
+
+def test_absurd_page_number_is_an_empty_page(as_user, world):
+    response = as_user().get("/repos/search?page=2054006639512979712")
+    assert response.status_code == 200
+    assert response.json()["data"] == []
