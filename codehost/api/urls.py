@@ -44,6 +44,7 @@ urlpatterns = [
     path("user/blocks/<str:username>", users.UserBlockView.as_view()),
     path("version", users.VersionView.as_view()),
     path("settings/api", users.APISettingsView.as_view()),
-    # (?s): paths with encoded newlines must reach the catch-all too.
-    re_path(r"(?s)^.*$", GiteaUnknownPathView.as_view()),
+    # [\s\S]: paths with encoded newlines reach the catch-all too ("." would not match
+    # them, and an inline (?s) flag breaks URL reversing).
+    re_path(r"^[\s\S]*$", GiteaUnknownPathView.as_view()),
 ]

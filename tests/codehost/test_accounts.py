@@ -119,3 +119,9 @@ def test_user_namespace_signal_skips_names_held_by_orgs(as_user, alice):
     user = UserFactory(username="taken")
     assert not Owner.objects.filter(user=user).exists()
     assert as_user(user).get("/user").status_code == 403
+
+
+def test_unknown_path_with_encoded_newline_is_a_gitea_404(as_user):
+    response = as_user().get("/teams/x%0Ay/members")
+    assert response.status_code == 404
+    assert response.json()["message"] == "not found"
