@@ -15,7 +15,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from codehost import access, git, services
 from codehost.api.authentication import authenticate_basic
-from codehost.errors import NotFound
+from codehost.errors import Forbidden, NotFound
 from config.auth import parse_basic
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,10 @@ def smart_http(request, owner: str, repo: str, rest: str):
         return _challenge()
     actor = access.Actor()
     if user is not None:
-        actor = access.Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+        try:
+            actor = access.Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+        except Forbidden:
+            return _plain(403, "this account has no code hosting namespace")
     if token is not None and not services.scopes_allow(token.scope_list, ["repository"], pushing):
         return _plain(403, "token does not have the required scope")
     try:
