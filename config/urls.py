@@ -13,4 +13,6 @@ urlpatterns = [
     path("service/token", TokenView.as_view()),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
+    # git smart HTTP: /{owner}/{repo}.git/...
+    path("", include("codehost.git_urls")),
 ]
