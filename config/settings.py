@@ -184,6 +184,23 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}},
 }
 
+# --- codehost -----------------------------------------------------------------------
+# Bare repositories: $DATA_DIR/git/<owner>/<repo>.git (shared storage when scaled out).
+CODEHOST_GIT_ROOT = Path(env_str("CODEHOST_GIT_ROOT") or DATA_DIR / "git")
+# Seconds any one git command may run (clone/push streams included).
+CODEHOST_GIT_TIMEOUT = env_int("CODEHOST_GIT_TIMEOUT", 600)
+# Gitea [repository] FORCE_PRIVATE: every new repository is private, nobody but an admin
+# may make one public.
+CODEHOST_FORCE_PRIVATE = env_bool("CODEHOST_FORCE_PRIVATE")
+# Gitea [repository] MAX_CREATION_LIMIT: repositories per owner, -1 = unlimited.
+CODEHOST_MAX_CREATION_LIMIT = env_int("CODEHOST_MAX_CREATION_LIMIT", -1)
+# Gitea [repository] DEFAULT_BRANCH of new repositories.
+CODEHOST_DEFAULT_BRANCH = env_str("CODEHOST_DEFAULT_BRANCH", "main")
+# Gitea [security] IMPORT_LOCAL_PATHS and [migrations] ALLOW_LOCALNETWORKS (migrations).
+CODEHOST_IMPORT_LOCAL_PATHS = env_bool("CODEHOST_IMPORT_LOCAL_PATHS")
+CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS = env_bool("CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS")
+# The version GET /api/v1/version reports; clients switch features on it.
+CODEHOST_GITEA_VERSION = "1.26.3"
 # --- codehost migrations and mirrors ------------------------------------------------
 # Gitea [migrations] ALLOWED_DOMAINS / BLOCKED_DOMAINS: comma lists of host globs, CIDRs or
 # the words external, private, loopback, *. An empty allow list means external hosts only.

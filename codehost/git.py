@@ -1,0 +1,235 @@
+"""The only module that runs git: argument lists, never a shell, a timeout on everything.
+
+Repositories are bare, at CODEHOST_GIT_ROOT/<owner>/<repo>.git (lower-cased names, so a
+case-only rename keeps the directory).
+"""
+
+import contextlib
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+GIT = "git"
+# Identity and config isolation: a server's git must not read the service account's
+# ~/.gitconfig nor the system one.
+BASE_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "HOME": "/nonexistent",
+    "LANG": "C",
+    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+}
+
+
+class GitError(Exception):
+    """A git command failed; the message is git's stderr."""
+
+
+def root() -> Path:
+    return Path(settings.CODEHOST_GIT_ROOT)
+
+
+def repo_path(owner: str, name: str) -> Path:
+    return root() / owner.lower() / f"{name.lower()}.git"
+
+
+def run(
+    args: list[str],
+    *,
+    cwd: Path | None = None,
+    input: bytes | None = None,
+    env: dict | None = None,
+    timeout: int | None = None,
+) -> bytes:
+    """Run `git <args>`; stdout, or GitError with stderr."""
+    try:
+        result = subprocess.run(
+            [GIT, *args],
+            cwd=cwd,
+            input=input,
+            env={**BASE_ENV, **(env or {})},
+            capture_output=True,
+            timeout=timeout or settings.CODEHOST_GIT_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} timed out") from exc
+    if result.returncode:
+        raise GitError(result.stderr.decode(errors="replace").strip())
+    return result.stdout
+
+
+def init_bare(path: Path, default_branch: str) -> None:
+    """Create an empty bare repository; fails if the directory exists (no adoption)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir()
+    run(["init", "--bare", "--quiet", f"--initial-branch={default_branch}", str(path)])
+    # Smart HTTP pushes run through http-backend; we authorize them ourselves.
+    run(["config", "http.receivepack", "true"], cwd=path)
+
+
+@dataclass
+class InitialFile:
+    name: str
+    content: str
+
+
+def initial_commit(
+    path: Path,
+    branch: str,
+    files: list[InitialFile],
+    author: tuple[str, str],
+    message: str = "Initial commit",
+) -> str:
+    """Commit `files` as the first commit of `branch` in a bare repository; the commit id.
+
+    Built with plumbing (hash-object, mktree, commit-tree) so no work tree is needed.
+    """
+    entries = []
+    for item in files:
+        blob = run(["hash-object", "-w", "--stdin"], cwd=path, input=item.content.encode())
+        entries.append(f"100644 blob {blob.decode().strip()}\t{item.name}")
+    tree = run(["mktree"], cwd=path, input=("\n".join(entries) + "\n").encode()).decode().strip()
+    name, email = author
+    identity = {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+    }
+    commit = run(["commit-tree", tree, "-m", message], cwd=path, env=identity).decode().strip()
+    run(["update-ref", f"refs/heads/{branch}", commit], cwd=path)
+    return commit
+
+
+def move(source: Path, target: Path) -> None:
+    if source == target:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        raise GitError(f"{target.name} already exists on disk")
+    source.rename(target)
+
+
+def delete(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    # Leave no empty owner directory behind.
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()
+
+
+def size(path: Path) -> int:
+    """Bytes used by the repository directory."""
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(path):
+        for filename in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, filename)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def refs(path: Path) -> dict[str, str]:
+    """{ref name: object id} of branches and tags."""
+    output = run(
+        ["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags"], cwd=path
+    )
+    pairs = (line.split(" ", 1) for line in output.decode().splitlines() if line)
+    return {name: oid for name, oid in pairs}
+
+
+def is_empty(path: Path) -> bool:
+    return not refs(path)
+
+
+def fork(source: Path, target: Path) -> None:
+    """A bare copy of `source` (all branches and tags) at `target`."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    run(["clone", "--bare", "--quiet", "--no-local", str(source), str(target)])
+    run(["config", "http.receivepack", "true"], cwd=target)
+    run(["config", "--unset", "remote.origin.url"], cwd=target)
+
+
+@dataclass
+class CGIResponse:
+    status: int
+    headers: list[tuple[str, str]]
+    body: Iterator[bytes]
+
+
+def http_backend(
+    path_info: str, cgi_env: dict, body: Iterator[bytes], on_finish=None
+) -> CGIResponse:
+    """Run `git http-backend` for one smart HTTP request, streaming both ways.
+
+    `path_info` is `/<owner>/<repo>.git/<rest>` under CODEHOST_GIT_ROOT; the request body
+    is fed from a thread while the response is read lazily; the process is killed after
+    CODEHOST_GIT_TIMEOUT. `on_finish(returncode)` runs once the response is consumed.
+    """
+    env = {
+        **BASE_ENV,
+        **cgi_env,
+        "GIT_PROJECT_ROOT": str(root()),
+        "GIT_HTTP_EXPORT_ALL": "1",
+        "PATH_INFO": path_info,
+    }
+    process = subprocess.Popen(
+        [GIT, "http-backend"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    timer = threading.Timer(settings.CODEHOST_GIT_TIMEOUT, process.kill)
+    timer.daemon = True
+    timer.start()
+
+    def feed():
+        try:
+            for chunk in body:
+                process.stdin.write(chunk)
+        except (BrokenPipeError, OSError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    status, headers = _read_cgi_headers(process.stdout)
+
+    def stream():
+        try:
+            while chunk := process.stdout.read1(65536):
+                yield chunk
+        finally:
+            process.stdout.close()
+            feeder.join(timeout=5)
+            returncode = process.wait()
+            timer.cancel()
+            if on_finish is not None:
+                on_finish(returncode)
+
+    return CGIResponse(status=status, headers=headers, body=stream())
+
+
+def _read_cgi_headers(stdout) -> tuple[int, list[tuple[str, str]]]:
+    status = 200
+    headers = []
+    while True:
+        line = stdout.readline()
+        if not line or line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        value = value.strip()
+        if name.lower() == "status":
+            status = int(value.split()[0])
+        else:
+            headers.append((name.strip(), value))
+    return status, headers

@@ -1,0 +1,39 @@
+"""Data model rules that the API relies on."""
+
+import pytest
+from django.db import IntegrityError, connection
+
+from codehost.models import Owner, Repository
+from tests.codehost.factories import OrgFactory, RepositoryFactory, UserFactory, owner_of
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_account_gets_a_user_namespace():
+    user = UserFactory(username="Alice")
+    owner = owner_of(user)
+    assert owner.kind == Owner.Kind.USER
+    assert (owner.name, owner.lower_name) == ("Alice", "alice")
+
+
+def test_repository_names_are_unique_per_owner_case_insensitively():
+    org = OrgFactory()
+    RepositoryFactory(owner=org, name="Demo")
+    RepositoryFactory(owner=OrgFactory(), name="demo")
+    with pytest.raises(IntegrityError):
+        RepositoryFactory(owner=org, name="DEMO")
+
+
+def test_keyword_search_has_trigram_indexes_on_postgresql():
+    assert connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexdef LIKE %s",
+            [Repository._meta.db_table, "%gin_trgm_ops%"],
+        )
+        names = {row[0] for row in cursor.fetchall()}
+    assert names == {
+        "codehost_repo_name_trgm",
+        "codehost_repo_desc_trgm",
+        "codehost_repo_topics_trgm",
+    }
