@@ -74,9 +74,7 @@ class Mirror(models.Model):
     updated = models.DateTimeField(null=True, blank=True)
     encrypted_credentials = models.TextField(blank=True)
     # The guard against queueing one mirror twice: only idle -> queued queues a task.
-    sync_state = models.CharField(
-        max_length=8, choices=SyncState.choices, default=SyncState.IDLE
-    )
+    sync_state = models.CharField(max_length=8, choices=SyncState.choices, default=SyncState.IDLE)
     sync_requested = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
 

@@ -13,7 +13,7 @@ import os
 import re
 import socket
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from rest_framework.exceptions import APIException
@@ -48,7 +48,9 @@ class InvalidCloneAddress(APIException):
 
     @classmethod
     def url_error(cls, host: str) -> "InvalidCloneAddress":
-        return cls(f"migration/cloning from '{scrub(host)}' is not allowed: the provided url is invalid")
+        return cls(
+            f"migration/cloning from '{scrub(host)}' is not allowed: the provided url is invalid"
+        )
 
     @classmethod
     def bad_protocol(cls, host: str) -> "InvalidCloneAddress":
@@ -77,6 +79,9 @@ class CloneSource:
     url: str
     host: str
     is_local: bool
+    # Credentials written into the address itself (https://user:pass@host/...).
+    username: str = ""
+    password: str = ""
 
 
 def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -97,9 +102,11 @@ def parse_clone_address(raw: str, *, may_import_local: bool) -> CloneSource:
     except ValueError as error:
         raise InvalidCloneAddress.url_error(address) from error
     scheme = parts.scheme.lower()
+    if not scheme and ":" in address.split("/", 1)[0]:
+        # scp-like `git@host:path`: as Go's url.Parse, a colon in the first segment is invalid.
+        raise InvalidCloneAddress.url_error(address)
     if scheme in ("", "file"):
         return _local_source(parts, may_import_local)
-    # `git@host:path` parses as scheme "git@host" with an opaque path: scp-like, refused.
     if scheme not in NETWORK_SCHEMES or not parts.netloc:
         raise InvalidCloneAddress.bad_protocol(parts.netloc or address)
     host = parts.hostname or ""
@@ -110,7 +117,13 @@ def parse_clone_address(raw: str, *, may_import_local: bool) -> CloneSource:
     if port is not None:
         netloc = f"{netloc}:{port}"
     url = urlunsplit((scheme, netloc, parts.path, parts.query, ""))
-    return CloneSource(url=url, host=host, is_local=False)
+    return CloneSource(
+        url=url,
+        host=host,
+        is_local=False,
+        username=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+    )
 
 
 def _local_source(parts, may_import_local: bool) -> CloneSource:
