@@ -318,7 +318,7 @@ def run_migration(task_id: int) -> None:
 def finish_migration(task_id: int, staging: Path) -> None:
     with transaction.atomic():
         task = (
-            MigrationTask.objects.select_for_update()
+            MigrationTask.objects.select_for_update(of=("self",))
             .select_related("repo__owner", "doer")
             .filter(pk=task_id)
             .first()
@@ -365,7 +365,7 @@ def fail_migration(task_id: int, status: int, message: str) -> bool:
     already finished either way."""
     with transaction.atomic():
         task = (
-            MigrationTask.objects.select_for_update()
+            MigrationTask.objects.select_for_update(of=("self",))
             .select_related("repo__owner")
             .filter(pk=task_id)
             .first()
