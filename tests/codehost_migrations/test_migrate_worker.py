@@ -292,7 +292,7 @@ def test_a_worker_killed_mid_migration_leaves_no_repository_behind(
     caller = threading.Thread(target=post)
     caller.start()
     try:
-        [(git_pid, worker_child)] = wait_until(
+        [(_git_pid, worker_child)] = wait_until(
             lambda: clone_processes(port), 30, message="the worker to start cloning"
         )
         assert Repository.objects.get(name="slow").status == Repository.Status.BEING_MIGRATED
