@@ -70,6 +70,8 @@ class Owner(models.Model):
     # Repositories this owner may create; -1 = the site's CODEHOST_MAX_CREATION_LIMIT.
     max_repo_creation = models.IntegerField(default=-1)
     num_repos = models.IntegerField(default=0)
+    # Repositories this user starred (the wire's starred_repos_count), kept as a counter.
+    num_stars = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

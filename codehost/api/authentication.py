@@ -1,23 +1,109 @@
+"""Gitea's credential mechanisms, tried in Gitea's order: `?token=`/`?access_token=`, then
+`Authorization: token|bearer <t>`, then Basic (user:password, or a token as username or
+password). Any credential that is present but wrong is 401, even on public endpoints.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from config.auth import check_password_cached, parse_basic
+from codehost.models import AccessToken
+from config.auth import check_password_cached, hash_token, parse_basic
 
 INVALID_CREDENTIALS = "invalid username, password or token"
+# last_used_at is refreshed at most this often, so reads do not each cost a write.
+LAST_USED_GRANULARITY = timedelta(minutes=1)
 
 
-class GiteaBasicAuthentication(BaseAuthentication):
-    """HTTP Basic; unlike Harbor, a wrong credential is 401 even on public endpoints."""
+@dataclass
+class Credential:
+    """What `request.auth` holds: how the caller signed in, and their token if any."""
 
+    scheme: str  # "basic", "token" or "query"
+    token: AccessToken | None = None
+
+
+def user_for_token(raw: str) -> AccessToken | None:
+    if not raw:
+        return None
+    token = (
+        AccessToken.objects.select_related("user")
+        .filter(token_hash=hash_token(raw), user__is_active=True)
+        .first()
+    )
+    if token is not None:
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
+            AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token
+
+
+class GiteaAuthentication(BaseAuthentication):
+    def authenticate_header(self, request):
+        return 'Basic realm="Gitea"'
+
+
+class GiteaQueryTokenAuthentication(GiteaAuthentication):
+    """Deprecated `?token=` / `?access_token=` (checked before the header, as Gitea does)."""
+
+    def authenticate(self, request):
+        raw = request.query_params.get("token") or request.query_params.get("access_token")
+        if not raw:
+            return None
+        token = user_for_token(raw)
+        if token is None:
+            raise AuthenticationFailed(INVALID_CREDENTIALS)
+        return (token.user, Credential("query", token))
+
+
+class GiteaTokenAuthentication(GiteaAuthentication):
+    """`Authorization: token <t>` or `bearer <t>`, scheme word case-insensitive."""
+
+    def authenticate(self, request):
+        scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() not in ("token", "bearer"):
+            return None
+        token = user_for_token(raw.strip())
+        if token is None:
+            raise AuthenticationFailed(INVALID_CREDENTIALS)
+        return (token.user, Credential("token", token))
+
+
+class GiteaBasicAuthentication(GiteaAuthentication):
     def authenticate(self, request):
         header = request.headers.get("Authorization", "")
         if not header.lower().startswith("basic "):
             return None
         credentials = parse_basic(header)
-        user = check_password_cached(request._request, *credentials) if credentials else None
-        if user is None:
+        if credentials is None:
             raise AuthenticationFailed(INVALID_CREDENTIALS)
-        return (user, "basic")
+        return authenticate_basic(request._request, *credentials)
 
-    def authenticate_header(self, request):
-        return 'Basic realm="Gitea"'
+
+def authenticate_basic(django_request, username: str, password: str):
+    """(user, Credential) for Basic credentials, or AuthenticationFailed.
+
+    A token may travel as the username (with an empty or `x-oauth-basic` password) or
+    as the password; it then counts as token authentication with its scopes.
+    """
+    if password in ("", "x-oauth-basic"):
+        token = user_for_token(username)
+        if token is not None:
+            return (token.user, Credential("basic", token))
+    user = check_password_cached(django_request, username, password)
+    if user is not None:
+        return (user, Credential("basic"))
+    token = user_for_token(password)
+    if token is not None:
+        return (token.user, Credential("basic", token))
+    raise AuthenticationFailed(INVALID_CREDENTIALS)
+
+
+AUTHENTICATION_CLASSES = [
+    GiteaQueryTokenAuthentication,
+    GiteaTokenAuthentication,
+    GiteaBasicAuthentication,
+]

@@ -1,18 +1,89 @@
 """Gitea v1 wire conventions, set once for every code hosting API view."""
 
-from rest_framework.permissions import AllowAny
+from functools import cached_property
 
-from codehost.api.authentication import GiteaBasicAuthentication
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+
+from codehost import services
+from codehost.access import Actor
+from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
 from codehost.api.pagination import GiteaPagination
+from codehost.api.permissions import TokenScopePermission
+from codehost.api.views.common import RepoRedirect, redirect_response
 from config.views import ServiceViewMixin, UnknownPathView
+
+CONTENT_TYPE = "application/json;charset=utf-8"
+QUERY_TOKEN_WARNING = (
+    "token and access_token API authentication is deprecated and will be removed in gitea "
+    "1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to "
+    "work but without authorization."
+)
+
+
+class GiteaJSONRenderer(JSONRenderer):
+    charset = "utf-8"
 
 
 class GiteaViewMixin(ServiceViewMixin):
-    authentication_classes = [GiteaBasicAuthentication]
-    permission_classes = [AllowAny]
+    authentication_classes = AUTHENTICATION_CLASSES
+    permission_classes = [TokenScopePermission]
+    # Gitea binds JSON, urlencoded forms and multipart alike.
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    renderer_classes = [GiteaJSONRenderer]
     pagination_class = GiteaPagination
     exception_handler = staticmethod(gitea_exception_handler)
+    # Token scope categories of the route; a dict maps HTTP methods to categories.
+    token_scopes: list[str] | dict[str, list[str]] = []
+    # Gitea's reqToken(): anonymous callers get 401 "token is required".
+    require_signin = False
+
+    def scope_categories(self, request) -> list[str]:
+        if isinstance(self.token_scopes, dict):
+            return self.token_scopes.get(request.method, self.token_scopes.get("*", []))
+        return self.token_scopes
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if self.require_signin and not request.user.is_authenticated:
+            raise NotAuthenticated("token is required")
+
+    @cached_property
+    def actor(self) -> Actor:
+        user = self.request.user
+        if not user.is_authenticated:
+            return Actor()
+        return Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+
+    @property
+    def paginator(self):
+        if not hasattr(self, "_paginator"):
+            self._paginator = self.pagination_class()
+        return self._paginator
+
+    def paginate(self, queryset):
+        return self.paginator.paginate_queryset(queryset, self.request, view=self)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, RepoRedirect):
+            return redirect_response(
+                self.request, self.kwargs["owner"], self.kwargs["repo"], exc.repo
+            )
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response, Response) and response.data is not None:
+            # Gitea writes no space after the semicolon; DRF would.
+            response.content_type = CONTENT_TYPE
+        response["X-Content-Type-Options"] = "nosniff"
+        credential = getattr(request, "auth", None)
+        if isinstance(credential, Credential) and credential.scheme == "query":
+            response["X-Gitea-Warning"] = QUERY_TOKEN_WARNING
+        return response
 
 
 class GiteaUnknownPathView(GiteaViewMixin, UnknownPathView):

@@ -1,0 +1,110 @@
+"""Lookups and renderers the code hosting views share."""
+
+from django.http import HttpResponsePermanentRedirect
+from rest_framework.response import Response
+
+from codehost import access, services
+from codehost.api.serializers import (
+    OrganizationSerializer,
+    RepositorySerializer,
+    TeamSerializer,
+    UserSerializer,
+)
+from codehost.errors import NotFound
+from codehost.models import Owner, Repository, Team
+
+# Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
+TRUE_WORDS = {"1", "t", "true"}
+FALSE_WORDS = {"0", "f", "false"}
+
+REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user")
+
+
+def query_bool(request, name: str, default: bool | None = False) -> bool | None:
+    value = request.query_params.get(name)
+    if value is None or value.strip() == "":
+        return default
+    value = value.strip().lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    return default
+
+
+def query_int(request, name: str) -> int:
+    try:
+        return int(request.query_params.get(name, 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def visible_owner(actor: access.Actor, name: str) -> Owner:
+    owner = Owner.objects.select_related("user").filter(lower_name=name.lower()).first()
+    if owner is None or not access.can_see_owner(actor, owner):
+        raise NotFound(f"user does not exist [name: {name}]")
+    return owner
+
+
+def visible_org(actor: access.Actor, name: str) -> Owner:
+    org = visible_owner(actor, name)
+    if not org.is_organization:
+        raise NotFound(f"org does not exist [name: {name}]")
+    return org
+
+
+def get_team(team_id) -> Team:
+    team = Team.objects.select_related("org").filter(pk=team_id).first()
+    if team is None:
+        raise NotFound(f"team does not exist [id: {team_id}]")
+    return team
+
+
+class RepoRedirect(Exception):
+    """The repository was renamed: answer 301 to the same URL under the new name."""
+
+    def __init__(self, repo: Repository):
+        self.repo = repo
+
+
+def visible_repo(actor: access.Actor, owner: str, name: str) -> tuple[Repository, access.Access]:
+    repo, redirected = services.resolve_repo(owner, name)
+    repo_access = access.repo_access(actor, repo)
+    if not repo_access.can_see:
+        raise NotFound()
+    if redirected:
+        raise RepoRedirect(repo)
+    return repo, repo_access
+
+
+def redirect_response(request, old_owner: str, old_name: str, repo: Repository):
+    path = request.get_full_path()
+    old = f"/{old_owner}/{old_name}"
+    new = f"/{repo.owner.name}/{repo.name}"
+    index = path.lower().find(old.lower())
+    location = path[:index] + new + path[index + len(old) :] if index >= 0 else path
+    return HttpResponsePermanentRedirect(location)
+
+
+def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
+    """A page of repositories with the caller's permissions: constant queries per page."""
+    everything = list(repos) + [repo.parent for repo in repos if repo.parent_id and repo.parent]
+    context = {"actor": actor, "access": access.repo_access_map(actor, everything)}
+    return [RepositorySerializer(repo, context=context).data for repo in repos]
+
+
+def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:
+    repo = Repository.objects.select_related(*REPO_RELATED).get(pk=repo.pk)
+    return Response(render_repos(actor, [repo])[0], status=status, headers=headers or None)
+
+
+def render_user(actor: access.Actor, owner: Owner) -> dict:
+    return UserSerializer(owner, context={"actor": actor}).data
+
+
+def render_org(actor: access.Actor, org: Owner) -> dict:
+    return OrganizationSerializer(org, context={"actor": actor}).data
+
+
+def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
+    return TeamSerializer(team, context={"actor": actor, "with_org": with_org}).data

@@ -1,0 +1,388 @@
+"""Repository operations: search, create, read, edit, delete, and what hangs off a repository
+(forks, topics, collaborators)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from codehost import access, services
+from codehost.api.base import GiteaViewMixin
+from codehost.api.serializers import (
+    AddCollaboratorOptionSerializer,
+    CreateForkOptionSerializer,
+    CreateRepoOptionSerializer,
+    EditRepoOptionSerializer,
+    RepositorySerializer,
+    RepoTopicOptionsSerializer,
+    SearchResultsSerializer,
+    TopicNameSerializer,
+    UserSerializer,
+    parse_body,
+)
+from codehost.api.views.common import (
+    REPO_RELATED,
+    query_bool,
+    query_int,
+    render_repo,
+    render_repos,
+    render_user,
+    visible_org,
+    visible_owner,
+    visible_repo,
+)
+from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.models import Collaboration, Owner, Repository
+from codehost.search import SearchOptions, search_repos
+
+TAGS = ["repository"]
+
+
+def repo_options(data: dict) -> services.RepoOptions:
+    return services.RepoOptions(
+        name=data["name"],
+        description=data.get("description") or "",
+        private=bool(data.get("private")),
+        auto_init=bool(data.get("auto_init")),
+        readme=data.get("readme") or "",
+        gitignores=data.get("gitignores") or "",
+        license=data.get("license") or "",
+        default_branch=data.get("default_branch") or "",
+        template=bool(data.get("template")),
+    )
+
+
+class RepoSearchView(GiteaViewMixin, APIView):
+    token_scopes = ["repository"]
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="repoSearch",
+        parameters=[
+            OpenApiParameter("q", str),
+            OpenApiParameter("topic", bool),
+            OpenApiParameter("includeDesc", bool),
+            OpenApiParameter("uid", int),
+            OpenApiParameter("priority_owner_id", int),
+            OpenApiParameter("team_id", int),
+            OpenApiParameter("starredBy", int),
+            OpenApiParameter("private", bool),
+            OpenApiParameter("is_private", bool),
+            OpenApiParameter("template", bool),
+            OpenApiParameter("archived", bool),
+            OpenApiParameter("mode", str),
+            OpenApiParameter("exclusive", bool),
+            OpenApiParameter("sort", str),
+            OpenApiParameter("order", str),
+        ],
+        responses=SearchResultsSerializer,
+    )
+    def get(self, request):
+        params = request.query_params
+        options = SearchOptions(
+            keyword=params.get("q", "").strip(),
+            topic_only=query_bool(request, "topic"),
+            include_desc=query_bool(request, "includeDesc"),
+            uid=query_int(request, "uid"),
+            starred_by=query_int(request, "starredBy"),
+            include_private=query_bool(request, "private", True),
+            mode=params.get("mode", "").strip(),
+            exclusive=query_bool(request, "exclusive"),
+            sort=params.get("sort", "").strip(),
+            order=params.get("order", "").strip(),
+            is_private=query_bool(request, "is_private", None),
+            template=query_bool(request, "template", None),
+            archived=query_bool(request, "archived", None),
+            team_id=query_int(request, "team_id"),
+        )
+        repos = search_repos(self.actor, options).select_related(*REPO_RELATED)
+        page = self.paginate(repos)
+        data = render_repos(self.actor, page)
+        return self.paginator.get_paginated_response({"ok": True, "data": data})
+
+
+class UserReposView(GiteaViewMixin, APIView):
+    token_scopes = ["user", "repository"]
+    require_signin = True
+
+    @extend_schema(
+        tags=["user"],
+        operation_id="userCurrentListRepos",
+        responses=RepositorySerializer(many=True),
+    )
+    def get(self, request):
+        repos = Repository.objects.filter(owner=self.actor.owner).select_related(*REPO_RELATED)
+        page = self.paginate(repos.order_by("lower_name", "id"))
+        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="createCurrentUserRepo",
+        request=CreateRepoOptionSerializer,
+        responses={201: RepositorySerializer},
+    )
+    def post(self, request):
+        if self.actor.owner.is_organization:
+            raise Unprocessable("not allowed creating repository for organization")
+        options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
+        repo = services.create_repo(self.actor, self.actor.owner, options)
+        return render_repo(self.actor, repo, status=201)
+
+
+class OrgReposView(GiteaViewMixin, APIView):
+    """POST /orgs/{org}/repos and the deprecated POST /org/{org}/repos giteapy uses."""
+
+    token_scopes = {"GET": ["organization", "repository"], "POST": ["organization", "repository"]}
+
+    @extend_schema(
+        tags=["organization"],
+        operation_id="orgListRepos",
+        responses=RepositorySerializer(many=True),
+    )
+    def get(self, request, org):
+        org = visible_org(self.actor, org)
+        repos = Repository.objects.filter(owner=org)
+        visible = access.visible_repos_filter(self.actor)
+        if visible is not None:
+            repos = repos.filter(visible)
+        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("lower_name", "id"))
+        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+
+    @extend_schema(
+        tags=["organization"],
+        operation_id="createOrgRepo",
+        request=CreateRepoOptionSerializer,
+        responses={201: RepositorySerializer},
+    )
+    def post(self, request, org):
+        if not request.user.is_authenticated:
+            raise access_required()
+        owner = Owner.objects.filter(lower_name=org.lower()).first()
+        if owner is None or not owner.is_organization:
+            raise Unprocessable(f"org does not exist [name: {org}]")
+        if not access.can_see_owner(self.actor, owner):
+            raise NotFound()
+        if not services.can_create_in_org(self.actor, owner):
+            raise Forbidden("User is not allowed to create repositories in this organization.")
+        options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
+        repo = services.create_repo(self.actor, owner, options)
+        return render_repo(self.actor, repo, status=201)
+
+
+def access_required() -> NotAuthenticated:
+    return NotAuthenticated("token is required")
+
+
+class RepoViewMixin(GiteaViewMixin):
+    token_scopes = ["repository"]
+
+    def load(self, owner: str, repo: str):
+        return visible_repo(self.actor, owner, repo)
+
+
+class RepoView(RepoViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="repoGet", responses=RepositorySerializer)
+    def get(self, request, owner, repo):
+        found, _ = self.load(owner, repo)
+        return render_repo(self.actor, found)
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="repoEdit",
+        request=EditRepoOptionSerializer,
+        responses=RepositorySerializer,
+    )
+    def patch(self, request, owner, repo):
+        if not request.user.is_authenticated:
+            raise NotFound()
+        found, found_access = self.load(owner, repo)
+        if not found_access.is_admin:
+            raise Forbidden(
+                "user should be an owner or a collaborator with admin write of a repository"
+            )
+        data = parse_body(EditRepoOptionSerializer, request.data)
+        services.edit_repo(self.actor, found, repo_edit(data))
+        return render_repo(self.actor, found)
+
+    @extend_schema(tags=TAGS, operation_id="repoDelete", responses={204: None})
+    def delete(self, request, owner, repo):
+        if not request.user.is_authenticated:
+            raise access_required()
+        found, found_access = self.load(owner, repo)
+        if found_access.mode < 4 and not self.actor.is_admin:
+            raise Forbidden("user should be the owner of the repo")
+        if found.owner.is_organization and not (
+            self.actor.is_admin or access.is_org_owner(self.actor, found.owner)
+        ):
+            raise Forbidden("Given user is not owner of organization.")
+        services.delete_repo(found)
+        return Response(status=204)
+
+
+PULL_FLAGS = [
+    "ignore_whitespace_conflicts",
+    "allow_merge_commits",
+    "allow_rebase",
+    "allow_rebase_explicit",
+    "allow_squash_merge",
+    "allow_fast_forward_only_merge",
+    "allow_manual_merge",
+    "autodetect_manual_merge",
+    "allow_rebase_update",
+    "default_delete_branch_after_merge",
+    "default_merge_style",
+    "default_allow_maintainer_edit",
+]
+
+
+def repo_edit(data: dict) -> services.RepoEdit:
+    def dict_or_none(key):
+        value = data.get(key)
+        return dict(value) if value is not None else None
+
+    return services.RepoEdit(
+        name=data.get("name"),
+        description=data.get("description"),
+        website=data.get("website"),
+        private=data.get("private"),
+        template=data.get("template"),
+        default_branch=data.get("default_branch"),
+        has_code=data.get("has_code"),
+        has_issues=data.get("has_issues"),
+        internal_tracker=dict_or_none("internal_tracker"),
+        external_tracker=dict_or_none("external_tracker"),
+        has_wiki=data.get("has_wiki"),
+        external_wiki=dict_or_none("external_wiki"),
+        has_pull_requests=data.get("has_pull_requests"),
+        pull_flags={key: data[key] for key in PULL_FLAGS if data.get(key) is not None},
+        has_projects=data.get("has_projects"),
+        projects_mode=data.get("projects_mode"),
+        has_releases=data.get("has_releases"),
+        has_packages=data.get("has_packages"),
+        has_actions=data.get("has_actions"),
+        archived=data.get("archived"),
+    )
+
+
+class RepoByIdView(RepoViewMixin, APIView):
+    require_signin = True
+
+    @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=RepositorySerializer)
+    def get(self, request, id):
+        found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
+        if found is None or not access.repo_access(self.actor, found).can_see:
+            raise NotFound()
+        return render_repo(self.actor, found)
+
+
+class RepoForksView(RepoViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="listForks", responses=RepositorySerializer(many=True))
+    def get(self, request, owner, repo):
+        found, _ = self.load(owner, repo)
+        forks = Repository.objects.filter(parent=found)
+        visible = access.visible_repos_filter(self.actor)
+        if visible is not None:
+            forks = forks.filter(visible)
+        page = self.paginate(forks.select_related(*REPO_RELATED).order_by("id"))
+        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="createFork",
+        request=CreateForkOptionSerializer,
+        responses={202: RepositorySerializer},
+    )
+    def post(self, request, owner, repo):
+        if not request.user.is_authenticated:
+            raise access_required()
+        found, _ = self.load(owner, repo)
+        data = parse_body(CreateForkOptionSerializer, request.data)
+        target = self.actor.owner
+        if data.get("organization"):
+            target = visible_org(self.actor, data["organization"])
+        fork = services.fork_repo(self.actor, found, target, data.get("name") or found.name)
+        return render_repo(self.actor, fork, status=202)
+
+
+class RepoTopicsView(RepoViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="repoListTopics", responses=TopicNameSerializer)
+    def get(self, request, owner, repo):
+        found, _ = self.load(owner, repo)
+        return Response({"topics": list(found.topics)})
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="repoUpdateTopics",
+        request=RepoTopicOptionsSerializer,
+        responses={204: None},
+    )
+    def put(self, request, owner, repo):
+        if not request.user.is_authenticated:
+            raise access_required()
+        found, found_access = self.load(owner, repo)
+        if not found_access.is_admin:
+            raise Forbidden(
+                "user should be an owner or a collaborator with admin write of a repository"
+            )
+        data = parse_body(RepoTopicOptionsSerializer, request.data)
+        invalid = services.set_topics(found, data["topics"])
+        if invalid:
+            return Response({"message": "invalid topics", "invalidTopics": invalid}, status=422)
+        return Response(status=204)
+
+
+class RepoCollaboratorsView(RepoViewMixin, APIView):
+    require_signin = True
+
+    @extend_schema(
+        tags=TAGS, operation_id="repoListCollaborators", responses=UserSerializer(many=True)
+    )
+    def get(self, request, owner, repo):
+        found, _ = self.load(owner, repo)
+        users = Owner.objects.filter(collaborations__repo=found).select_related("user")
+        page = self.paginate(users.order_by("lower_name", "id"))
+        data = [render_user(self.actor, user) for user in page]
+        return self.paginator.get_paginated_response(data)
+
+
+class RepoCollaboratorView(RepoViewMixin, APIView):
+    require_signin = True
+
+    def collaborator(self, username):
+        return visible_owner(self.actor, username)
+
+    @extend_schema(tags=TAGS, operation_id="repoCheckCollaborator", responses={204: None})
+    def get(self, request, owner, repo, collaborator):
+        found, _ = self.load(owner, repo)
+        user = self.collaborator(collaborator)
+        if not Collaboration.objects.filter(repo=found, user=user).exists():
+            raise NotFound()
+        return Response(status=204)
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="repoAddCollaborator",
+        request=AddCollaboratorOptionSerializer,
+        responses={204: None},
+    )
+    def put(self, request, owner, repo, collaborator):
+        found, found_access = self.load(owner, repo)
+        if not found_access.is_admin:
+            raise Forbidden(
+                "user should be an owner or a collaborator with admin write of a repository"
+            )
+        data = parse_body(AddCollaboratorOptionSerializer, request.data or {})
+        services.add_collaborator(
+            found, self.collaborator(collaborator), data.get("permission") or ""
+        )
+        return Response(status=204)
+
+    @extend_schema(tags=TAGS, operation_id="repoDeleteCollaborator", responses={204: None})
+    def delete(self, request, owner, repo, collaborator):
+        found, found_access = self.load(owner, repo)
+        if not found_access.is_admin:
+            raise Forbidden(
+                "user should be an owner or a collaborator with admin write of a repository"
+            )
+        Collaboration.objects.filter(repo=found, user=self.collaborator(collaborator)).delete()
+        return Response(status=204)

@@ -1,0 +1,264 @@
+"""The sixteen team operations (Gitea's /orgs/{org}/teams..., /teams/{id}..., /user/teams)."""
+
+from datetime import date
+
+from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from codehost import access, services
+from codehost.api.base import GiteaViewMixin
+from codehost.api.serializers import (
+    ActivitySerializer,
+    CreateTeamOptionSerializer,
+    EditTeamOptionSerializer,
+    RepositorySerializer,
+    TeamSearchResultsSerializer,
+    TeamSerializer,
+    UserSerializer,
+    parse_body,
+)
+from codehost.api.views.common import (
+    REPO_RELATED,
+    get_team,
+    query_bool,
+    render_repos,
+    render_team,
+    render_user,
+    visible_org,
+)
+from codehost.errors import NotFound
+from codehost.models import Owner, Repository, Team, TeamMember
+
+TAGS = ["organization"]
+
+
+def team_options(data: dict) -> services.TeamOptions:
+    return services.TeamOptions(
+        name=data.get("name"),
+        description=data.get("description"),
+        permission=data.get("permission") or "",
+        includes_all_repositories=data.get("includes_all_repositories"),
+        can_create_org_repo=data.get("can_create_org_repo"),
+        units=data.get("units"),
+        units_map=data.get("units_map"),
+    )
+
+
+class TeamViewMixin(GiteaViewMixin):
+    token_scopes = ["organization"]
+    require_signin = True
+
+
+class OrgTeamsView(TeamViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="orgListTeams", responses=TeamSerializer(many=True))
+    def get(self, request, org):
+        org = visible_org(self.actor, org)
+        access.require_org_member(self.actor, org)
+        teams = self.paginate(Team.objects.filter(org=org).order_by("lower_name", "id"))
+        data = [render_team(self.actor, team, with_org=False) for team in teams]
+        return self.paginator.get_paginated_response(data)
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="orgCreateTeam",
+        request=CreateTeamOptionSerializer,
+        responses={201: TeamSerializer},
+    )
+    def post(self, request, org):
+        org = visible_org(self.actor, org)
+        access.require_org_member(self.actor, org)
+        access.require_org_owner(self.actor, org)
+        options = team_options(parse_body(CreateTeamOptionSerializer, request.data))
+        team = services.create_team(org, options, self.actor)
+        return Response(render_team(self.actor, team, with_org=True), status=201)
+
+
+class OrgTeamSearchView(TeamViewMixin, APIView):
+    @extend_schema(
+        tags=TAGS,
+        operation_id="teamSearch",
+        parameters=[
+            OpenApiParameter("q", str),
+            OpenApiParameter("include_desc", bool),
+        ],
+        responses=TeamSearchResultsSerializer,
+    )
+    def get(self, request, org):
+        org = visible_org(self.actor, org)
+        access.require_org_member(self.actor, org)
+        teams = Team.objects.filter(org=org)
+        if not self.actor.is_admin:
+            teams = teams.filter(teammember__user=self.actor.owner)
+        keyword = request.query_params.get("q", "").strip().lower()
+        if keyword:
+            match = Q(lower_name__contains=keyword)
+            if query_bool(request, "include_desc", True):
+                match |= Q(description__icontains=keyword)
+            teams = teams.filter(match)
+        page = self.paginate(teams.order_by("lower_name", "id"))
+        data = [render_team(self.actor, team, with_org=False) for team in page]
+        return self.paginator.get_paginated_response({"ok": True, "data": data})
+
+
+class UserTeamsView(GiteaViewMixin, APIView):
+    token_scopes = ["user"]
+    require_signin = True
+
+    @extend_schema(tags=["user"], operation_id="userListTeams", responses=TeamSerializer(many=True))
+    def get(self, request):
+        teams = (
+            Team.objects.filter(teammember__user=self.actor.owner)
+            .select_related("org")
+            .order_by("org__lower_name", "lower_name", "id")
+        )
+        page = self.paginate(teams)
+        data = [render_team(self.actor, team, with_org=True) for team in page]
+        return self.paginator.get_paginated_response(data)
+
+
+class TeamView(TeamViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TeamSerializer)
+    def get(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        return Response(render_team(self.actor, team, with_org=True))
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="orgEditTeam",
+        request=EditTeamOptionSerializer,
+        responses=TeamSerializer,
+    )
+    def patch(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team, owner_required=True)
+        options = team_options(parse_body(EditTeamOptionSerializer, request.data))
+        team = services.edit_team(team, options)
+        return Response(render_team(self.actor, team, with_org=False))
+
+    @extend_schema(tags=TAGS, operation_id="orgDeleteTeam", responses={204: None})
+    def delete(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team, owner_required=True)
+        services.delete_team(team)
+        return Response(status=204)
+
+
+class TeamMembersView(TeamViewMixin, APIView):
+    @extend_schema(
+        tags=TAGS, operation_id="orgListTeamMembers", responses=UserSerializer(many=True)
+    )
+    def get(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        if not (self.actor.is_admin or access.is_org_member(self.actor, team.org)):
+            raise NotFound()
+        members = Owner.objects.filter(member_teams=team).select_related("user")
+        page = self.paginate(members.order_by("full_name", "lower_name", "id"))
+        data = [render_user(self.actor, member) for member in page]
+        self.paginator.total = team.num_members
+        return self.paginator.get_paginated_response(data)
+
+
+def team_member(team: Team, username: str) -> Owner:
+    member = (
+        Owner.objects.select_related("user")
+        .filter(lower_name=username.lower(), kind=Owner.Kind.USER)
+        .first()
+    )
+    if member is None:
+        raise NotFound(f"user does not exist [name: {username}]")
+    return member
+
+
+class TeamMemberView(TeamViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=UserSerializer)
+    def get(self, request, id, username):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        member = team_member(team, username)
+        if not TeamMember.objects.filter(team=team, user=member).exists():
+            raise NotFound()
+        return Response(render_user(self.actor, member))
+
+    @extend_schema(tags=TAGS, operation_id="orgAddTeamMember", request=None, responses={204: None})
+    def put(self, request, id, username):
+        team = get_team(id)
+        access.check_team_access(self.actor, team, owner_required=True)
+        services.add_team_member(team, team_member(team, username), self.actor)
+        return Response(status=204)
+
+    @extend_schema(tags=TAGS, operation_id="orgRemoveTeamMember", responses={204: None})
+    def delete(self, request, id, username):
+        team = get_team(id)
+        access.check_team_access(self.actor, team, owner_required=True)
+        services.remove_team_member(team, team_member(team, username))
+        return Response(status=204)
+
+
+class TeamReposView(TeamViewMixin, APIView):
+    @extend_schema(
+        tags=TAGS, operation_id="orgListTeamRepos", responses=RepositorySerializer(many=True)
+    )
+    def get(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        repos = Repository.objects.filter(team_links__team=team).select_related(*REPO_RELATED)
+        page = self.paginate(repos.order_by("name", "id"))
+        data = render_repos(self.actor, page)
+        self.paginator.total = team.num_repos
+        return self.paginator.get_paginated_response(data)
+
+
+class TeamRepoView(TeamViewMixin, APIView):
+    @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
+    def get(self, request, id, org, repo):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        found = services.find_team_repo(team, repo)
+        if not found.team_links.filter(team=team).exists():
+            raise NotFound()
+        found = Repository.objects.select_related(*REPO_RELATED).get(pk=found.pk)
+        return Response(render_repos(self.actor, [found])[0])
+
+    @extend_schema(tags=TAGS, operation_id="orgAddTeamRepository", request=None,
+                   responses={204: None})  # fmt: skip
+    def put(self, request, id, org, repo):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        services.add_team_repo(team, services.find_team_repo(team, repo), self.actor)
+        return Response(status=204)
+
+    @extend_schema(tags=TAGS, operation_id="orgRemoveTeamRepository", responses={204: None})
+    def delete(self, request, id, org, repo):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        services.remove_team_repo(team, services.find_team_repo(team, repo), self.actor)
+        return Response(status=204)
+
+
+class TeamFeedView(TeamViewMixin, APIView):
+    @extend_schema(
+        tags=TAGS,
+        operation_id="orgListTeamActivityFeeds",
+        parameters=[OpenApiParameter("date", OpenApiTypes.DATE)],
+        responses=ActivitySerializer(many=True),
+    )
+    def get(self, request, id):
+        team = get_team(id)
+        access.check_team_access(self.actor, team)
+        try:
+            day = date.fromisoformat(request.query_params.get("date", ""))
+        except ValueError:
+            day = None  # Gitea ignores an unparsable date
+        feed = services.team_feed(team, day).select_related(
+            "act_user__user", *(f"repo__{name}" for name in REPO_RELATED)
+        )
+        page = self.paginate(feed)
+        repos = [entry.repo for entry in page if entry.repo_id]
+        context = {"actor": self.actor, "access": access.repo_access_map(self.actor, repos)}
+        data = [ActivitySerializer(entry, context=context).data for entry in page]
+        return self.paginator.get_paginated_response(data)

@@ -1,0 +1,337 @@
+"""Accounts, tokens, organizations, stars and blocks: what Gitea's clients call around
+teams and repositories."""
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from codehost import access, services
+from codehost.api.authentication import Credential
+from codehost.api.base import GiteaViewMixin
+from codehost.api.serializers import (
+    AccessTokenSerializer,
+    APISettingsSerializer,
+    CreateAccessTokenOptionSerializer,
+    CreateOrgOptionSerializer,
+    CreateRepoOptionSerializer,
+    CreateUserOptionSerializer,
+    OrganizationSerializer,
+    RepositorySerializer,
+    UserSerializer,
+    VersionSerializer,
+    parse_body,
+)
+from codehost.api.views.common import (
+    REPO_RELATED,
+    render_org,
+    render_repo,
+    render_repos,
+    render_user,
+    visible_org,
+    visible_owner,
+    visible_repo,
+)
+from codehost.api.views.repos import repo_options
+from codehost.errors import Forbidden, NotFound
+from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
+
+
+class AdminViewMixin(GiteaViewMixin):
+    token_scopes = ["admin"]
+    require_signin = True
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if not request.user.is_superuser:
+            raise Forbidden("You do not have permission to perform this action.")
+
+
+class AdminUsersView(AdminViewMixin, APIView):
+    @extend_schema(
+        tags=["admin"],
+        operation_id="adminCreateUser",
+        request=CreateUserOptionSerializer,
+        responses={201: UserSerializer},
+    )
+    def post(self, request):
+        data = parse_body(CreateUserOptionSerializer, request.data)
+        owner = services.create_user(
+            username=data["username"],
+            email=data["email"],
+            password=data.get("password") or "",
+            full_name=data.get("full_name") or "",
+            visibility=data.get("visibility") or "",
+        )
+        return Response(render_user(self.actor, owner), status=201)
+
+
+class AdminUserOrgsView(AdminViewMixin, APIView):
+    """POST /admin/users/{username}/orgs: how py-gitea creates organizations."""
+
+    @extend_schema(
+        tags=["admin"],
+        operation_id="adminCreateOrg",
+        request=CreateOrgOptionSerializer,
+        responses={201: OrganizationSerializer},
+    )
+    def post(self, request, username):
+        creator = visible_owner(self.actor, username)
+        if creator.is_organization:
+            raise NotFound(f"user does not exist [name: {username}]")
+        org = services.create_org(creator, org_options(request.data))
+        return Response(render_org(self.actor, org), status=201)
+
+
+class AdminUserReposView(AdminViewMixin, APIView):
+    """POST /admin/users/{username}/repos: how py-gitea creates repositories."""
+
+    @extend_schema(
+        tags=["admin"],
+        operation_id="adminCreateRepo",
+        request=CreateRepoOptionSerializer,
+        responses={201: RepositorySerializer},
+    )
+    def post(self, request, username):
+        owner = visible_owner(self.actor, username)
+        options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
+        repo = services.create_repo(self.actor, owner, options)
+        return render_repo(self.actor, repo, status=201)
+
+
+def org_options(data) -> services.OrgOptions:
+    values = parse_body(CreateOrgOptionSerializer, data)
+    return services.OrgOptions(
+        username=values["username"],
+        full_name=values.get("full_name") or "",
+        email=values.get("email") or "",
+        description=values.get("description") or "",
+        website=values.get("website") or "",
+        location=values.get("location") or "",
+        visibility=values.get("visibility") or "",
+        repo_admin_change_team_access=bool(values.get("repo_admin_change_team_access")),
+    )
+
+
+class CurrentUserView(GiteaViewMixin, APIView):
+    token_scopes = ["user"]
+    require_signin = True
+
+    @extend_schema(tags=["user"], operation_id="userGetCurrent", responses=UserSerializer)
+    def get(self, request):
+        owner = Owner.objects.select_related("user").get(pk=self.actor.owner.pk)
+        return Response(render_user(self.actor, owner))
+
+
+class UserView(GiteaViewMixin, APIView):
+    token_scopes = ["user"]
+
+    @extend_schema(tags=["user"], operation_id="userGet", responses=UserSerializer)
+    def get(self, request, username):
+        owner = visible_owner(self.actor, username)
+        if owner.is_organization:
+            raise NotFound(f"user does not exist [name: {username}]")
+        return Response(render_user(self.actor, owner))
+
+
+class UserTokensView(GiteaViewMixin, APIView):
+    token_scopes = ["user"]
+    require_signin = True
+
+    def account(self, request, username):
+        credential = request.auth
+        # Gitea creates and lists tokens only for Basic-authenticated callers.
+        if not isinstance(credential, Credential) or credential.scheme != "basic":
+            raise AuthenticationFailed("auth required")
+        target = visible_owner(self.actor, username)
+        if target.is_organization or target.user_id is None:
+            raise NotFound(f"user does not exist [name: {username}]")
+        if not (self.actor.is_admin or target.pk == self.actor.owner.pk):
+            raise Forbidden("doer should be the site admin or be same as the contextUser")
+        return target.user
+
+    @extend_schema(
+        tags=["user"], operation_id="userGetTokens", responses=AccessTokenSerializer(many=True)
+    )
+    def get(self, request, username):
+        tokens = AccessToken.objects.filter(user=self.account(request, username)).order_by("-id")
+        page = self.paginate(tokens)
+        data = [AccessTokenSerializer(token).data for token in page]
+        return self.paginator.get_paginated_response(data)
+
+    @extend_schema(
+        tags=["user"],
+        operation_id="userCreateToken",
+        request=CreateAccessTokenOptionSerializer,
+        responses={201: AccessTokenSerializer},
+    )
+    def post(self, request, username):
+        user = self.account(request, username)
+        data = parse_body(CreateAccessTokenOptionSerializer, request.data)
+        token, raw = services.create_token(user, data["name"], data.get("scopes") or [])
+        body = AccessTokenSerializer(token, context={"raw_token": raw}).data
+        return Response(body, status=201)
+
+
+class UserTokenView(UserTokensView):
+    @extend_schema(tags=["user"], operation_id="userDeleteAccessToken", responses={204: None})
+    def delete(self, request, username, token):
+        user = self.account(request, username)
+        tokens = AccessToken.objects.filter(user=user)
+        tokens = tokens.filter(pk=int(token)) if token.isdigit() else tokens.filter(name=token)
+        deleted, _ = tokens.delete()
+        if not deleted:
+            raise NotFound()
+        return Response(status=204)
+
+
+class OrgsView(GiteaViewMixin, APIView):
+    token_scopes = ["organization"]
+
+    @extend_schema(
+        tags=["organization"], operation_id="orgGetAll", responses=OrganizationSerializer(many=True)
+    )
+    def get(self, request):
+        orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
+        if not self.actor.signed_in:
+            orgs = orgs.filter(visibility="public")
+        elif not self.actor.is_admin:
+            orgs = orgs.exclude(visibility="private") | orgs.filter(
+                memberships__user=self.actor.owner
+            )
+        page = self.paginate(orgs.distinct().order_by("lower_name", "id"))
+        return self.paginator.get_paginated_response([render_org(self.actor, o) for o in page])
+
+    @extend_schema(
+        tags=["organization"],
+        operation_id="orgCreate",
+        request=CreateOrgOptionSerializer,
+        responses={201: OrganizationSerializer},
+    )
+    def post(self, request):
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("token is required")
+        org = services.create_org(self.actor.owner, org_options(request.data))
+        return Response(render_org(self.actor, org), status=201)
+
+
+class OrgView(GiteaViewMixin, APIView):
+    token_scopes = ["organization"]
+
+    @extend_schema(tags=["organization"], operation_id="orgGet", responses=OrganizationSerializer)
+    def get(self, request, org):
+        return Response(render_org(self.actor, visible_org(self.actor, org)))
+
+
+class OrgMembersView(GiteaViewMixin, APIView):
+    token_scopes = ["organization"]
+    require_signin = True
+
+    @extend_schema(
+        tags=["organization"], operation_id="orgListMembers", responses=UserSerializer(many=True)
+    )
+    def get(self, request, org):
+        org = visible_org(self.actor, org)
+        members = OrgMembership.objects.filter(org=org)
+        if not (self.actor.is_admin or access.is_org_member(self.actor, org)):
+            members = members.filter(is_public=True)
+        users = Owner.objects.filter(pk__in=members.values("user_id")).select_related("user")
+        page = self.paginate(users.order_by("lower_name", "id"))
+        return self.paginator.get_paginated_response([render_user(self.actor, u) for u in page])
+
+
+class VersionView(GiteaViewMixin, APIView):
+    @extend_schema(tags=["miscellaneous"], operation_id="getVersion", responses=VersionSerializer)
+    def get(self, request):
+        return Response({"version": settings.CODEHOST_GITEA_VERSION})
+
+
+class APISettingsView(GiteaViewMixin, APIView):
+    @extend_schema(
+        tags=["settings"], operation_id="getGeneralAPISettings", responses=APISettingsSerializer
+    )
+    def get(self, request):
+        paginator = self.pagination_class
+        return Response(
+            {
+                "max_response_items": paginator.max_page_size,
+                "default_paging_num": paginator.default_page_size,
+                "default_git_trees_per_page": 1000,
+                "default_max_blob_size": 10485760,
+                "default_max_response_size": 104857600,
+            }
+        )
+
+
+class StarredView(GiteaViewMixin, APIView):
+    token_scopes = ["user", "repository"]
+    require_signin = True
+
+    @extend_schema(
+        tags=["user"],
+        operation_id="userCurrentListStarred",
+        responses=RepositorySerializer(many=True),
+    )
+    def get(self, request):
+        repos = Repository.objects.filter(stars__user=self.actor.owner)
+        visible = access.visible_repos_filter(self.actor)
+        if visible is not None:
+            repos = repos.filter(visible)
+        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("-stars__created_at"))
+        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+
+
+class StarView(GiteaViewMixin, APIView):
+    token_scopes = ["user", "repository"]
+    require_signin = True
+
+    @extend_schema(tags=["user"], operation_id="userCurrentCheckStarring", responses={204: None})
+    def get(self, request, owner, repo):
+        found, _ = visible_repo(self.actor, owner, repo)
+        if not found.stars.filter(user=self.actor.owner).exists():
+            raise NotFound()
+        return Response(status=204)
+
+    @extend_schema(
+        tags=["user"], operation_id="userCurrentPutStar", request=None, responses={204: None}
+    )
+    def put(self, request, owner, repo):
+        found, _ = visible_repo(self.actor, owner, repo)
+        services.star(self.actor.owner, found)
+        return Response(status=204)
+
+    @extend_schema(tags=["user"], operation_id="userCurrentDeleteStar", responses={204: None})
+    def delete(self, request, owner, repo):
+        found, _ = visible_repo(self.actor, owner, repo)
+        services.unstar(self.actor.owner, found)
+        return Response(status=204)
+
+
+class UserBlockView(GiteaViewMixin, APIView):
+    token_scopes = ["user"]
+    require_signin = True
+
+    def blockee(self, username):
+        target = visible_owner(self.actor, username)
+        if target.is_organization:
+            raise NotFound(f"user does not exist [name: {username}]")
+        return target
+
+    @extend_schema(tags=["user"], operation_id="userCheckUserBlock", responses={204: None})
+    def get(self, request, username):
+        blockee = self.blockee(username)
+        if not UserBlock.objects.filter(blocker=self.actor.owner, blockee=blockee).exists():
+            raise NotFound()
+        return Response(status=204)
+
+    @extend_schema(tags=["user"], operation_id="userBlockUser", request=None, responses={204: None})
+    def put(self, request, username):
+        note = request.query_params.get("note", "")
+        services.block_user(self.actor.owner, self.blockee(username), note)
+        return Response(status=204)
+
+    @extend_schema(tags=["user"], operation_id="userUnblockUser", responses={204: None})
+    def delete(self, request, username):
+        services.unblock_user(self.actor.owner, self.blockee(username))
+        return Response(status=204)

@@ -1,0 +1,124 @@
+"""GET /repos/search: Gitea's SearchRepoOptions turned into one queryset.
+
+Keyword matching uses `lower_name LIKE '%kw%'`, `topics_index LIKE` and
+`UPPER(description) LIKE`, all served by trigram GIN indexes on PostgreSQL.
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from codehost.access import Actor, visible_repos_filter
+from codehost.errors import Unprocessable
+from codehost.models import Collaboration, Repository, Star, TeamRepo
+
+MODES = {"", "source", "fork", "mirror", "collaborative"}
+SORT_FIELDS = {
+    "alpha": ["owner__lower_name", "lower_name"],
+    "created": ["created_at"],
+    "updated": ["updated_at"],
+    "size": ["size"],
+    "git_size": ["size"],
+    "lfs_size": ["size"],
+    "stars": ["num_stars"],
+    "forks": ["num_forks"],
+    "id": ["id"],
+}
+
+
+@dataclass
+class SearchOptions:
+    keyword: str = ""
+    topic_only: bool = False
+    include_desc: bool = False
+    uid: int = 0
+    starred_by: int = 0
+    include_private: bool = True
+    mode: str = ""
+    exclusive: bool = False
+    sort: str = ""
+    order: str = ""
+    is_private: bool | None = None
+    template: bool | None = None
+    archived: bool | None = None
+    team_id: int = 0
+
+
+def ordering(sort: str, order: str) -> list[str]:
+    """Validated ORDER BY; Gitea checks the order first, then the sort mode."""
+    if not sort:
+        return ["lower_name", "id"]
+    order = order or "asc"
+    if order not in ("asc", "desc"):
+        raise Unprocessable(f'Invalid sort order: "{order}"')
+    if sort not in SORT_FIELDS:
+        raise Unprocessable(f'Invalid sort mode: "{sort}"')
+    prefix = "-" if order == "desc" else ""
+    return [prefix + field for field in [*SORT_FIELDS[sort], "id"]]
+
+
+def keyword_filter(keyword: str, topic_only: bool, include_desc: bool) -> Q:
+    match = Q()
+    for word in (part.strip().lower() for part in keyword.split(",")):
+        if not word:
+            continue
+        if topic_only:
+            match |= Q(topics_index__contains=f",{word},")
+            continue
+        owner_name, slash, repo_name = word.partition("/")
+        if slash:
+            match |= Q(owner__lower_name=owner_name, lower_name__contains=repo_name)
+            continue
+        match |= Q(lower_name__contains=word) | Q(topics_index__contains=word)
+        if include_desc:
+            match |= Q(description__icontains=word)
+    return match
+
+
+def search_repos(actor: Actor, options: SearchOptions):
+    if options.mode not in MODES:
+        raise Unprocessable(f'Invalid search mode: "{options.mode}"')
+    order_by = ordering(options.sort, options.order)
+    repos = Repository.objects.all()
+    visible = visible_repos_filter(actor, options.include_private and actor.signed_in)
+    if visible is not None:
+        repos = repos.filter(visible)
+    if options.keyword:
+        repos = repos.filter(
+            keyword_filter(options.keyword, options.topic_only, options.include_desc)
+        )
+    if options.uid > 0:
+        owned = Q(owner_id=options.uid)
+        contributed = Q(
+            id__in=Collaboration.objects.filter(user_id=options.uid).values("repo_id")
+        ) | Q(id__in=TeamRepo.objects.filter(team__members=options.uid).values("repo_id"))
+        if options.mode == "collaborative":
+            repos = repos.filter(contributed & ~owned)
+        elif options.exclusive:
+            repos = repos.filter(owned)
+        else:
+            repos = repos.filter(owned | contributed)
+    if options.starred_by > 0:
+        repos = repos.filter(
+            id__in=Star.objects.filter(user_id=options.starred_by).values("repo_id")
+        )
+    if options.team_id > 0:
+        repos = repos.filter(
+            id__in=TeamRepo.objects.filter(team_id=options.team_id).values("repo_id")
+        )
+    if options.mode == "source":
+        repos = repos.filter(is_fork=False, is_mirror=False)
+    elif options.mode == "fork":
+        repos = repos.filter(is_fork=True)
+    elif options.mode in ("mirror",):
+        repos = repos.filter(is_mirror=True)
+    elif options.mode == "collaborative":
+        repos = repos.filter(is_mirror=False)
+    for field, value in (
+        ("private", options.is_private),
+        ("is_template", options.template),
+        ("is_archived", options.archived),
+    ):
+        if value is not None:
+            repos = repos.filter(**{field: value})
+    return repos.order_by(*order_by)
