@@ -7,6 +7,7 @@ marks it succeeded; until then git writes into a staging directory named after t
 so cleaning up a failed migration never races a half-written repository into place.
 """
 
+import fnmatch
 import logging
 import time
 from dataclasses import dataclass
@@ -19,18 +20,9 @@ from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
-from codehost import credentials, git, mirrors
-from codehost.models import (
-    AccessMode,
-    Activity,
-    MigrationTask,
-    Mirror,
-    OpType,
-    Owner,
-    Repository,
-    ServiceType,
-    TeamMember,
-)
+from codehost import access, credentials, git, mirrors, names, services
+from codehost.access import Actor
+from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
 from codehost.remote_address import CloneSource, detect_service, parse_clone_address, scrub
 from codehost.signals import ensure_user_owner
 
@@ -40,8 +32,6 @@ logger = logging.getLogger(__name__)
 repository_migrated = Signal()
 
 STAGING_DIR = ".migrating"
-RESERVED_REPO_NAMES = {".", "..", "-"}
-RESERVED_REPO_SUFFIXES = (".wiki", ".git", ".rss", ".atom")
 # Units of a pull mirror in Gitea: no pull requests, no actions.
 MIRROR_DROPPED_UNITS = ("repo.pulls", "repo.actions")
 AUTH_FAILURE_MARKERS = (
@@ -100,16 +90,7 @@ def resolve_owner(doer, request: MigrationRequest) -> Owner:
         if owner is None:
             raise MigrationError(422, f"user does not exist [uid: {request.uid}, name: ]")
         return owner
-    owner = ensure_user_owner(doer)
-    if owner is None:
-        raise MigrationError(422, f"user does not exist [uid: 0, name: {doer.get_username()}]")
-    return owner
-
-
-def is_org_owner(org: Owner, doer) -> bool:
-    return TeamMember.objects.filter(
-        team__org=org, team__access_mode=AccessMode.OWNER, user__user=doer
-    ).exists()
+    return services.user_owner(doer)
 
 
 def check_may_migrate_into(doer, owner: Owner) -> None:
@@ -117,34 +98,27 @@ def check_may_migrate_into(doer, owner: Owner) -> None:
         return
     if not owner.is_organization:
         raise MigrationError(403, "Given user is not an organization.")
-    if not is_org_owner(owner, doer):
+    if not access.is_org_owner(Actor(owner=services.user_owner(doer)), owner):
         raise MigrationError(403, "Given user is not owner of organization.")
 
 
 def check_repo_name(name: str) -> None:
+    """The shared name rules, worded as Gitea's migrate handler words them."""
     lowered = name.strip().lower()
-    if lowered in RESERVED_REPO_NAMES:
+    if lowered in names.REPO_RESERVED:
         raise MigrationError(422, f"The username '{name}' is reserved.")
-    for suffix in RESERVED_REPO_SUFFIXES:
-        if lowered.endswith(suffix):
-            raise MigrationError(422, f"The pattern '*{suffix}' is not allowed in a username.")
+    for pattern in names.REPO_PATTERNS:
+        if fnmatch.fnmatchcase(lowered, pattern):
+            raise MigrationError(422, f"The pattern '{pattern}' is not allowed in a username.")
     if ".." in name:
         raise MigrationError(422, f"The username '{name}' contains invalid characters.")
 
 
-def creation_limit(owner: Owner) -> int:
-    return (
-        owner.max_repo_creation
-        if owner.max_repo_creation >= 0
-        else settings.CODEHOST_MAX_CREATION_LIMIT
-    )
-
-
 def check_creation_limit(doer, owner: Owner) -> None:
-    limit = creation_limit(owner)
+    limit = services.creation_limit(owner)
     if doer.is_superuser or limit < 0:
         return
-    if Repository.objects.filter(owner=owner).count() >= limit:
+    if owner.num_repos >= limit:
         raise MigrationError(422, f"You have already reached your limit of {limit} repositories.")
 
 
@@ -182,7 +156,13 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
     check_may_migrate_into(doer, owner)
     may_import_local = settings.CODEHOST_IMPORT_LOCAL_PATHS and doer.is_superuser
     source = parse_clone_address(request.clone_addr, may_import_local=may_import_local)
-    interval = mirrors.interval_seconds(request.mirror_interval) if request.mirror else 0
+    interval = (
+        mirrors.interval_seconds(
+            request.mirror_interval or settings.CODEHOST_MIRROR_DEFAULT_INTERVAL
+        )
+        if request.mirror
+        else 0
+    )
     check_repo_name(request.repo_name)
     service = detect_service(request.service, source)
     remote = remote_credentials(request, source)
@@ -192,7 +172,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
     try:
         with transaction.atomic():
             # Serialises creations per owner so the limit check cannot be raced past.
-            Owner.objects.select_for_update().filter(pk=owner.pk).first()
+            owner = Owner.objects.select_for_update().get(pk=owner.pk)
             check_creation_limit(doer, owner)
             repo = Repository.objects.create(
                 owner=owner,
@@ -207,7 +187,10 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
                 else ServiceType.PLAIN_GIT,
                 default_branch=settings.CODEHOST_DEFAULT_BRANCH,
                 units=units,
+                num_watches=1,
             )
+            # Owner's repository count and the org teams that include every repository.
+            services._after_repo_created(repo, owner)
             encrypted = credentials.encrypt(remote)
             if request.mirror:
                 Mirror.objects.create(
@@ -384,7 +367,7 @@ def fail_migration(task_id: int, status: int, message: str) -> bool:
         git.delete(staging_path(task_id))
         if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:
             git.delete(git.repo_path(repo.owner.name, repo.name))
-            repo.delete()
+            services.delete_repo(repo)
     return True
 
 
@@ -413,17 +396,7 @@ def reap_stuck_migrations() -> int:
 def record_migration_activity(sender, task: MigrationTask, repo: Repository, **kwargs) -> None:
     """The feed side of the migration notification: create_repo, as Gitea's feed notifier."""
     actor = ensure_user_owner(task.doer) or repo.owner
-    receivers = {actor.pk: actor, repo.owner.pk: repo.owner}
-    Activity.objects.bulk_create(
-        Activity(
-            user=receiver,
-            act_user=actor,
-            op_type=OpType.CREATE_REPO,
-            repo=repo,
-            is_private=repo.private,
-        )
-        for receiver in receivers.values()
-    )
+    services.record_activity(actor, OpType.CREATE_REPO, repo)
 
 
 repository_migrated.connect(record_migration_activity, dispatch_uid="codehost-migration-feed")

@@ -13,10 +13,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from rest_framework.exceptions import ValidationError
 
-from codehost import credentials, git
-from codehost.models import Activity, Mirror, OpType, Repository
+from codehost import credentials, git, services
+from codehost.errors import Unprocessable
+from codehost.models import Mirror, OpType, Repository
 from codehost.remote_address import scrub
 
 logger = logging.getLogger(__name__)
@@ -34,8 +34,8 @@ GO_DURATION_UNITS = {
 GO_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
-class InvalidInterval(ValidationError):
-    status_code = 422
+class InvalidInterval(Unprocessable):
+    pass
 
 
 def parse_go_duration(text: str) -> float:
@@ -66,9 +66,9 @@ def format_go_duration(seconds: int) -> str:
 
 
 def interval_seconds(text: str) -> int:
-    """A mirror interval as Gitea accepts it: "" = the default, 0 = off, else >= minimum."""
+    """A mirror interval as Gitea accepts it: a Go duration, 0 = off, else >= minimum."""
     try:
-        seconds = parse_go_duration(text or settings.CODEHOST_MIRROR_DEFAULT_INTERVAL)
+        seconds = parse_go_duration(text)
     except ValueError as error:
         raise InvalidInterval(f"invalid mirror interval: {error}") from error
     minimum = parse_go_duration(settings.CODEHOST_MIRROR_MIN_INTERVAL)
@@ -78,6 +78,29 @@ def interval_seconds(text: str) -> int:
             f"minimum interval: {format_go_duration(round(minimum))}"
         )
     return round(seconds)
+
+
+def mirror_of(repo: Repository) -> Mirror | None:
+    """The repository's mirror row (loaded with select_related("mirror")), None if not a mirror."""
+    if not repo.is_mirror:
+        return None
+    try:
+        return repo.mirror
+    except Mirror.DoesNotExist:
+        return None
+
+
+def edit_mirror(repo: Repository, interval: str | None, enable_prune: bool | None) -> None:
+    """PATCH /repos/{owner}/{repo} on a mirror: a new interval restarts the schedule from now."""
+    mirror = mirror_of(repo)
+    if mirror is None:
+        return
+    if interval is not None:
+        mirror.interval_seconds = interval_seconds(interval)
+        mirror.next_update = next_update_after(timezone.now(), mirror.interval_seconds)
+    if enable_prune is not None:
+        mirror.enable_prune = enable_prune
+    mirror.save(update_fields=["interval_seconds", "next_update", "enable_prune"])
 
 
 def next_update_after(moment, interval: int):
@@ -167,28 +190,19 @@ def finish_sync(mirror: Mirror, before: dict, after: dict, path) -> None:
 
 def record_ref_changes(repo: Repository, before: dict, after: dict) -> None:
     """Gitea's mirror_sync_* feed entries, one per changed ref, by the repository's owner."""
-    entries = []
     for ref in sorted(before.keys() | after.keys()):
-        if before.get(ref) == after.get(ref):
+        old, new = before.get(ref), after.get(ref)
+        if old == new:
             continue
-        if ref not in before:
+        if old is None:
             op_type = OpType.MIRROR_SYNC_CREATE
-        elif ref not in after:
+        elif new is None:
             op_type = OpType.MIRROR_SYNC_DELETE
         else:
             op_type = OpType.MIRROR_SYNC_PUSH
-        entries.append(
-            Activity(
-                user=repo.owner,
-                act_user=repo.owner,
-                op_type=op_type,
-                repo=repo,
-                ref_name=ref,
-                is_private=repo.private,
-                content=push_content(repo, before.get(ref), after.get(ref)),
-            )
+        services.record_activity(
+            repo.owner, op_type, repo, ref_name=ref, content=push_content(repo, old, new)
         )
-    Activity.objects.bulk_create(entries)
 
 
 def push_content(repo: Repository, old: str | None, new: str | None) -> str:

@@ -69,32 +69,3 @@ def binding_error(errors: dict) -> str:
         "invalid_choice": "In",
     }.get(code, str(messages[0]))
     return f"[{GO_FIELD_NAMES.get(field, field)}]: {rule}"
-
-
-class MigratedRepositorySerializer(serializers.Serializer):
-    """Interim Repository rendering until the shared Repository serializer lands."""
-
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    full_name = serializers.CharField()
-    description = serializers.CharField()
-    empty = serializers.BooleanField(source="is_empty")
-    private = serializers.BooleanField()
-    mirror = serializers.BooleanField(source="is_mirror")
-    size = serializers.SerializerMethodField()
-    original_url = serializers.CharField()
-    default_branch = serializers.CharField()
-    mirror_interval = serializers.SerializerMethodField()
-    mirror_updated = serializers.SerializerMethodField()
-
-    def get_size(self, repo) -> int:
-        return repo.size // 1024
-
-    def get_mirror_interval(self, repo) -> str:
-        from codehost.mirrors import format_go_duration
-
-        return format_go_duration(repo.mirror.interval_seconds) if repo.is_mirror else ""
-
-    def get_mirror_updated(self, repo) -> str:
-        updated = repo.mirror.updated if repo.is_mirror else None
-        return updated.strftime("%Y-%m-%dT%H:%M:%SZ") if updated else "0001-01-01T00:00:00Z"

@@ -6,50 +6,113 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('codehost', '0003_owner_num_stars'),
+        ("codehost", "0003_owner_num_stars"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MigrationTask',
+            name="MigrationTask",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('repo_name', models.CharField(max_length=100)),
-                ('clone_addr', models.CharField(max_length=2048)),
-                ('encrypted_credentials', models.TextField(blank=True)),
-                ('service', models.CharField(max_length=16)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], db_index=True, default='queued', max_length=10)),
-                ('attempts', models.IntegerField(default=0)),
-                ('error_status', models.IntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('created', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('doer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='codehost_migrations', to=settings.AUTH_USER_MODEL)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='migration_tasks', to='codehost.owner')),
-                ('repo', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='migration_tasks', to='codehost.repository')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("repo_name", models.CharField(max_length=100)),
+                ("clone_addr", models.CharField(max_length=2048)),
+                ("encrypted_credentials", models.TextField(blank=True)),
+                ("service", models.CharField(max_length=16)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.IntegerField(default=0)),
+                ("error_status", models.IntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("created", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                (
+                    "doer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="codehost_migrations",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="migration_tasks",
+                        to="codehost.owner",
+                    ),
+                ),
+                (
+                    "repo",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="migration_tasks",
+                        to="codehost.repository",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Mirror',
+            name="Mirror",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('interval_seconds', models.IntegerField()),
-                ('enable_prune', models.BooleanField(default=True)),
-                ('next_update', models.DateTimeField(blank=True, null=True)),
-                ('updated', models.DateTimeField(blank=True, null=True)),
-                ('encrypted_credentials', models.TextField(blank=True)),
-                ('sync_state', models.CharField(choices=[('idle', 'Idle'), ('queued', 'Queued'), ('running', 'Running')], default='idle', max_length=8)),
-                ('sync_requested', models.DateTimeField(blank=True, null=True)),
-                ('last_error', models.TextField(blank=True)),
-                ('repo', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='mirror', to='codehost.repository')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("interval_seconds", models.IntegerField()),
+                ("enable_prune", models.BooleanField(default=True)),
+                ("next_update", models.DateTimeField(blank=True, null=True)),
+                ("updated", models.DateTimeField(blank=True, null=True)),
+                ("encrypted_credentials", models.TextField(blank=True)),
+                (
+                    "sync_state",
+                    models.CharField(
+                        choices=[("idle", "Idle"), ("queued", "Queued"), ("running", "Running")],
+                        default="idle",
+                        max_length=8,
+                    ),
+                ),
+                ("sync_requested", models.DateTimeField(blank=True, null=True)),
+                ("last_error", models.TextField(blank=True)),
+                (
+                    "repo",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="mirror",
+                        to="codehost.repository",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['sync_state', 'next_update'], name='codehost_mi_sync_st_4bbb08_idx')],
+                "indexes": [
+                    models.Index(
+                        fields=["sync_state", "next_update"], name="codehost_mi_sync_st_4bbb08_idx"
+                    )
+                ],
             },
         ),
     ]
