@@ -4,6 +4,7 @@ from dataclasses import fields
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,8 +19,13 @@ TAGS = ["repository"]
 REQUEST_FIELDS = {field.name for field in fields(migrations_service.MigrationRequest)}
 
 
+def require_signin(request) -> None:
+    # Checked in the handler, not in initial(), so unsupported methods still get 405.
+    if not request.user.is_authenticated:
+        raise NotAuthenticated("token is required")
+
+
 class MigrateRepositoryView(GiteaViewMixin, APIView):
-    require_signin = True
     token_scopes = ["repository"]
 
     @extend_schema(
@@ -37,6 +43,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         },
     )
     def post(self, request):
+        require_signin(request)
         serializer = MigrateRepoOptionsSerializer(data=request.data)
         if not serializer.is_valid():
             raise Unprocessable(binding_error(serializer.errors))
@@ -57,7 +64,6 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
 
 
 class MirrorSyncView(GiteaViewMixin, APIView):
-    require_signin = True
     token_scopes = ["repository"]
 
     @extend_schema(
@@ -74,6 +80,7 @@ class MirrorSyncView(GiteaViewMixin, APIView):
         },
     )
     def post(self, request, owner: str, repo: str):
+        require_signin(request)
         found, found_access = visible_repo(self.actor, owner, repo)
         if not found_access.can_write_code:
             raise Forbidden("user should have a permission to write to a repo")
