@@ -10,4 +10,6 @@ urlpatterns = [
     path("api/v2.0/", include("registry.api.urls")),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
+    # git smart HTTP: /{owner}/{repo}.git/...
+    path("", include("codehost.git_urls")),
 ]

@@ -58,3 +58,20 @@ def alice(db):
 @pytest.fixture
 def bob(db):
     return UserFactory(username="bob")
+
+
+@pytest.fixture
+def acme(alice, as_user):
+    """Organization `acme` created by alice through the API (alice is in its Owners team)."""
+    from codehost.models import Owner
+
+    response = as_user(alice).post("/orgs", {"username": "acme"})
+    assert response.status_code == 201, response.content
+    return Owner.objects.get(name="acme")
+
+
+@pytest.fixture
+def owners_team(acme):
+    from codehost.models import Team
+
+    return Team.objects.get(org=acme, name="Owners")

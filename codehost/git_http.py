@@ -1,0 +1,136 @@
+"""Git smart HTTP at /{owner}/{repo}.git/...: clone, fetch and push through `git http-backend`.
+
+Same credentials and permissions as the API: Basic with a password or a token (token
+scopes apply: read:repository to fetch, write:repository to push); anonymous callers may
+clone public repositories. A refusal to an anonymous caller is 401 with a Basic challenge,
+so git asks for credentials. A push is recorded in the activity feed and refreshes the
+repository's updated_at, size and empty.
+"""
+
+import logging
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.exceptions import AuthenticationFailed
+
+from codehost import access, git, services
+from codehost.api.authentication import authenticate_basic
+from codehost.errors import NotFound
+from config.auth import parse_basic
+
+logger = logging.getLogger(__name__)
+
+CHALLENGE = 'Basic realm="Gitea"'
+SERVICES = {"git-upload-pack", "git-receive-pack"}
+CHUNK = 65536
+
+
+def _challenge(message: str = "Unauthorized") -> HttpResponse:
+    response = HttpResponse(message + "\n", status=401, content_type="text/plain")
+    response["WWW-Authenticate"] = CHALLENGE
+    return response
+
+
+def _plain(status: int, message: str) -> HttpResponse:
+    return HttpResponse(message + "\n", status=status, content_type="text/plain")
+
+
+def _caller(request):
+    """(django user or None, token or None); AuthenticationFailed on a wrong credential."""
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return None, None
+    credentials = parse_basic(header)
+    if credentials is None:
+        raise AuthenticationFailed()
+    user, credential = authenticate_basic(request, *credentials)
+    return user, credential.token
+
+
+def _service(request, rest: str) -> str | None:
+    if rest == "info/refs":
+        return request.GET.get("service")
+    return rest if rest in SERVICES else None
+
+
+def _body(request):
+    """The request body as it arrives (chunked uploads read to EOF), never all in memory."""
+    stream = request.environ["wsgi.input"]
+    length = request.META.get("CONTENT_LENGTH")
+    remaining = int(length) if length and length.isdigit() else None
+    while remaining is None or remaining > 0:
+        size = CHUNK if remaining is None else min(CHUNK, remaining)
+        chunk = stream.read(size)
+        if not chunk:
+            break
+        if remaining is not None:
+            remaining -= len(chunk)
+        yield chunk
+
+
+@csrf_exempt
+def smart_http(request, owner: str, repo: str, rest: str):
+    service = _service(request, rest)
+    if rest in SERVICES and request.method != "POST":
+        return _plain(405, "Method Not Allowed")
+    pushing = service == "git-receive-pack"
+    try:
+        user, token = _caller(request)
+    except AuthenticationFailed:
+        return _challenge()
+    actor = access.Actor()
+    if user is not None:
+        actor = access.Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+    if token is not None and not services.scopes_allow(token.scope_list, ["repository"], pushing):
+        return _plain(403, "token does not have the required scope")
+    try:
+        found, _ = services.resolve_repo(owner, repo)
+    except NotFound:
+        return _plain(404, "Not found") if actor.signed_in else _challenge()
+    repo_access = access.repo_access(actor, found)
+    allowed = repo_access.can_write_code if pushing else repo_access.can_read_code
+    if not allowed:
+        if not actor.signed_in:
+            return _challenge()
+        if not repo_access.can_see:
+            return _plain(404, "Not found")
+        return _plain(403, "User permission denied")
+    if pushing and (found.is_archived or found.is_mirror):
+        return _plain(
+            403, "repo is archived" if found.is_archived else "mirror repository is read-only"
+        )
+
+    path = git.repo_path(found.owner.name, found.name)
+    on_finish = None
+    if pushing and request.method == "POST":
+        before = git.refs(path)
+        repo_id = found.pk
+        pusher = actor.owner
+
+        def on_finish(returncode):
+            try:
+                services.record_push(repo_id, pusher, before, git.refs(path))
+            except Exception:  # the push itself succeeded; never fail the client for this
+                logger.exception("could not record push to repository %s", repo_id)
+
+    cgi_env = {
+        "REQUEST_METHOD": request.method,
+        "QUERY_STRING": request.META.get("QUERY_STRING", ""),
+        "CONTENT_TYPE": request.META.get("CONTENT_TYPE", ""),
+        "REMOTE_ADDR": request.META.get("REMOTE_ADDR", ""),
+        "REMOTE_USER": actor.owner.name if actor.signed_in else "",
+    }
+    if request.META.get("CONTENT_LENGTH"):
+        cgi_env["CONTENT_LENGTH"] = request.META["CONTENT_LENGTH"]
+    for header, variable in (
+        ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
+        ("Git-Protocol", "GIT_PROTOCOL"),
+    ):
+        if request.headers.get(header):
+            cgi_env[variable] = request.headers[header]
+    relative = path.relative_to(git.root())
+    result = git.http_backend(f"/{relative}/{rest}", cgi_env, _body(request), on_finish)
+    response = StreamingHttpResponse(result.body, status=result.status)
+    for name, value in result.headers:
+        response[name] = value
+    return response

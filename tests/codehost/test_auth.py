@@ -1,0 +1,131 @@
+"""Authentication as Gitea: Basic, token header, query token, scopes, bad credentials."""
+
+import base64
+
+import pytest
+
+from codehost.models import AccessToken
+from config.auth import hash_token
+from tests.codehost.conftest import basic
+
+pytestmark = pytest.mark.django_db
+
+
+def make_token(as_user, user, scopes=("all",), name="ci"):
+    response = as_user(user).post(
+        f"/users/{user.username}/tokens", {"name": name, "scopes": list(scopes)}
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def test_token_creation_answer_and_storage(as_user, alice):
+    body = make_token(as_user, alice, ["write:repository", "read:user", "read:repository"])
+    assert list(body) == [
+        "id",
+        "name",
+        "sha1",
+        "token_last_eight",
+        "scopes",
+        "created_at",
+        "last_used_at",
+    ]
+    assert len(body["sha1"]) == 40 and body["token_last_eight"] == body["sha1"][-8:]
+    assert body["scopes"] == ["read:user", "write:repository"]
+    stored = AccessToken.objects.get(pk=body["id"])
+    assert stored.token_hash == hash_token(body["sha1"]) and body["sha1"] not in stored.scopes
+    listed = as_user(alice).get("/users/alice/tokens").json()
+    assert listed[0]["sha1"] == "" and listed[0]["name"] == "ci"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"name": "x"}, "access token must have a scope"),
+        ({"name": "x", "scopes": []}, "access token must have a scope"),
+        (
+            {"name": "x", "scopes": ["write:everything"]},
+            "invalid access token scope provided: write:everything",
+        ),
+    ],
+)
+def test_token_creation_errors(as_user, alice, body, message):
+    response = as_user(alice).post("/users/alice/tokens", body)
+    assert response.status_code == 400
+    assert response.json()["message"] == message
+
+
+def test_token_name_unique_and_creation_needs_basic_as_self(as_user, alice, bob, admin):
+    token = make_token(as_user, alice)
+    duplicate = as_user(alice).post("/users/alice/tokens", {"name": "ci", "scopes": ["all"]})
+    assert duplicate.json()["message"] == "access token name has been used already"
+    by_token = as_user(auth=f"token {token['sha1']}").post(
+        "/users/alice/tokens", {"name": "y", "scopes": ["all"]}
+    )
+    assert by_token.status_code == 401 and by_token.json()["message"] == "auth required"
+    other = as_user(bob).post("/users/alice/tokens", {"name": "y", "scopes": ["all"]})
+    assert other.status_code == 403
+    assert (
+        as_user(admin).post("/users/alice/tokens", {"name": "y", "scopes": ["all"]}).status_code
+        == 201
+    )
+    assert as_user(alice).delete("/users/alice/tokens/ci").status_code == 204
+    assert as_user(alice).delete("/users/alice/tokens/ci").status_code == 404
+
+
+def test_every_way_of_sending_a_token(as_user, alice):
+    raw = make_token(as_user, alice)["sha1"]
+    encoded = lambda text: "Basic " + base64.b64encode(text.encode()).decode()  # noqa: E731
+    for auth in (
+        f"token {raw}",
+        f"Bearer {raw}",
+        f"TOKEN {raw}",
+        encoded(f"{raw}:"),
+        encoded(f"{raw}:x-oauth-basic"),
+        encoded(f"anyone:{raw}"),
+    ):
+        response = as_user(auth=auth).get("/user")
+        assert response.status_code == 200, auth
+        assert response.json()["login"] == "alice"
+    for param in ("token", "access_token"):
+        response = as_user().get(f"/user?{param}={raw}")
+        assert response.json()["login"] == "alice"
+        assert response["X-Gitea-Warning"].startswith("token and access_token API authentication")
+
+
+@pytest.mark.parametrize(
+    "auth", ["token " + "0" * 40, basic("alice", "wrong"), "Basic !!!notbase64", basic("ghost")]
+)
+def test_bad_credentials_are_401_even_on_public_endpoints(as_user, alice, auth):
+    response = as_user(auth=auth).get("/repos/search")
+    assert response.status_code == 401
+    assert response.json()["message"] == "invalid username, password or token"
+    assert as_user().get("/repos/search?token=nope").status_code == 401
+
+
+def test_token_scopes_are_enforced_per_route_category(as_user, alice, acme):
+    raw = make_token(as_user, alice, ["read:repository"])["sha1"]
+    api = as_user(auth=f"token {raw}")
+    assert api.get("/repos/search").status_code == 200
+    refused = api.post("/user/repos", {"name": "x"})
+    assert refused.status_code == 403
+    assert refused.json()["message"] == (
+        "token does not have at least one of required scope(s), "
+        "required=[write:user write:repository], token scope=read:repository"
+    )
+    assert api.get("/orgs/acme/teams").status_code == 403
+    assert api.get("/version").status_code == 200
+    writer = as_user(
+        auth="token " + make_token(as_user, alice, ["write:organization"], "o")["sha1"]
+    )
+    assert writer.get("/orgs/acme/teams").status_code == 200  # write implies read
+    assert writer.post("/org/acme/repos", {"name": "x"}).status_code == 403  # needs repository too
+    both = make_token(as_user, alice, ["write:organization", "write:repository"], "both")["sha1"]
+    assert as_user(auth=f"token {both}").post("/org/acme/repos", {"name": "x"}).status_code == 201
+
+
+def test_signin_required_routes_answer_401_token_is_required(as_user):
+    for path in ("/user", "/user/teams", "/teams/1"):
+        response = as_user().get(path)
+        assert response.status_code == 401
+        assert response.json()["message"] == "token is required"
