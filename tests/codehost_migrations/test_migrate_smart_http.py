@@ -4,7 +4,6 @@ repositories, stored credentials, tokens and the allow list."""
 import subprocess
 
 import pytest
-from django.conf import settings
 
 from codehost import credentials
 from codehost.models import MigrationTask, Mirror, Repository
