@@ -9,7 +9,6 @@ from django.utils import timezone
 from codehost import mirrors
 from codehost.models import Collaboration, Mirror
 from tests.codehost.factories import RepositoryFactory, UserFactory, owner_of
-from tests.codehost_migrations.conftest import basic_client
 from tests.codehost_migrations.factories import MirrorFactory
 
 pytestmark = pytest.mark.django_db
