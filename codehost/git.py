@@ -247,6 +247,7 @@ CREDENTIAL_HELPER = (
 # Schemes a migration may make git speak (no ext::, fd::, ...).
 REMOTE_PROTOCOLS = "http:https:git:file"
 PR_SET_PDEATHSIG = 1
+REMOTE_NICENESS = 10
 
 
 def remote_env(username: str = "", password: str = "") -> dict:
@@ -270,11 +271,13 @@ def remote_env(username: str = "", password: str = "") -> dict:
     return env
 
 
-def _die_with_parent() -> None:
+def _background_child() -> None:
     """In the child before exec: SIGKILL when the worker that started it dies (Linux), so
-    a killed worker leaves no git writing into a directory that is being cleaned up."""
+    a killed worker leaves no git writing into a directory that is being cleaned up; and a
+    lower CPU priority, so web requests stay responsive while clones and fetches run."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.nice(REMOTE_NICENESS)
 
 
 def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: int) -> None:
@@ -287,7 +290,7 @@ def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: 
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=_die_with_parent,
+        preexec_fn=_background_child,
     )
     try:
         _, stderr = process.communicate(timeout=timeout)

@@ -40,6 +40,8 @@ AUTH_FAILURE_MARKERS = (
     "could not read Username",
     "could not read Password",
 )
+# Gitea's service names -> its numbering (`original_service_type`).
+SERVICE_TYPES = {choice.label: choice for choice in ServiceType}
 CONFLICT_MESSAGE = "The repository with the same name already exists."
 CRASH_MESSAGE = "the migration worker stopped before finishing"
 
@@ -182,9 +184,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
                 is_mirror=request.mirror,
                 status=Repository.Status.BEING_MIGRATED,
                 original_url=source.url,
-                original_service_type=ServiceType[service.upper()]
-                if service != "git"
-                else ServiceType.PLAIN_GIT,
+                original_service_type=SERVICE_TYPES[service],
                 default_branch=settings.CODEHOST_DEFAULT_BRANCH,
                 units=units,
                 num_watches=1,
@@ -223,14 +223,14 @@ def queue_migration(task_id: int) -> None:
 
 def wait_for_migration(task_id: int, seconds: float) -> MigrationTask:
     """Poll our own record until the worker is done; past `seconds`, give up and clean up."""
-    deadline = time.monotonic() + seconds
-    pause = 0.01
-    while time.monotonic() < deadline:
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
         task = MigrationTask.objects.get(pk=task_id)
         if task.status in (MigrationTask.Status.SUCCEEDED, MigrationTask.Status.FAILED):
             return task
-        time.sleep(pause)
-        pause = min(pause * 1.5, 0.25)
+        # Most migrations finish within seconds: answer promptly, then poll less often.
+        waited = time.monotonic() - began
+        time.sleep(0.02 if waited < 5 else 0.25)
     fail_migration(task_id, 500, f"the migration did not finish within {int(seconds)} seconds")
     return MigrationTask.objects.get(pk=task_id)
 

@@ -176,3 +176,45 @@ def test_an_allow_list_entry_opens_a_loopback_host(celery_worker, upstream, sett
         format="json",
     )
     assert response.status_code == 201, response.content
+
+
+def test_a_member_migrates_into_an_organization_they_own(celery_worker, upstream):
+    alice = basic_client("alice")
+    assert alice.post("/api/v1/orgs", {"username": "acme"}, format="json").status_code == 201
+    response = alice.post(
+        URL,
+        {
+            "clone_addr": upstream,
+            "repo_owner": "acme",
+            "repo_name": "imported",
+            "auth_username": "alice",
+            "auth_password": PASSWORD,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["full_name"] == "acme/imported"
+    # Like any new org repository: counted, and in the teams that include every repository.
+    assert alice.get("/api/v1/orgs/acme").status_code == 200
+    [owners] = alice.get("/api/v1/orgs/acme/teams").json()
+    team_repos = alice.get(f"/api/v1/teams/{owners['id']}/repos").json()
+    assert [repo["name"] for repo in team_repos] == ["imported"]
+    feed = alice.get(f"/api/v1/teams/{owners['id']}/activities/feeds").json()
+    assert [entry["op_type"] for entry in feed] == ["create_repo"]
+
+
+def test_the_site_can_force_every_migrated_repository_private(celery_worker, upstream, settings):
+    settings.CODEHOST_FORCE_PRIVATE = True
+    response = basic_client("alice").post(
+        URL,
+        {
+            "clone_addr": upstream,
+            "repo_name": "forced",
+            "private": False,
+            "auth_username": "alice",
+            "auth_password": PASSWORD,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["private"] is True
