@@ -6,7 +6,7 @@ Keyword matching uses `lower_name LIKE '%kw%'`, `topics_index LIKE` and
 
 from dataclasses import dataclass
 
-from django.db.models import Q
+from django.db.models import Case, Q, When
 
 from codehost.access import Actor, visible_repos_filter
 from codehost.errors import Unprocessable
@@ -42,6 +42,8 @@ class SearchOptions:
     template: bool | None = None
     archived: bool | None = None
     team_id: int = 0
+    # Repositories of this owner come first (Gitea's priority_owner_id).
+    priority_owner_id: int = 0
 
 
 def ordering(sort: str, order: str) -> list[str]:
@@ -121,4 +123,9 @@ def search_repos(actor: Actor, options: SearchOptions):
     ):
         if value is not None:
             repos = repos.filter(**{field: value})
+    if options.priority_owner_id > 0:
+        repos = repos.annotate(
+            priority=Case(When(owner_id=options.priority_owner_id, then=0), default=1)
+        )
+        order_by = ["priority", *order_by]
     return repos.order_by(*order_by)

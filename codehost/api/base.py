@@ -13,6 +13,7 @@ from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
 from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
+from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, redirect_response
 from config.views import ServiceViewMixin, UnknownPathView
 
@@ -36,6 +37,7 @@ class GiteaViewMixin(ServiceViewMixin):
     renderer_classes = [GiteaJSONRenderer]
     pagination_class = GiteaPagination
     exception_handler = staticmethod(gitea_exception_handler)
+    schema = GiteaAutoSchema()
     # Token scope categories of the route; a dict maps HTTP methods to categories.
     token_scopes: list[str] | dict[str, list[str]] = []
     # Gitea's reqToken(): anonymous callers get 401 "token is required".
@@ -48,7 +50,11 @@ class GiteaViewMixin(ServiceViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        if self.require_signin and not request.user.is_authenticated:
+        # Unsupported methods fall through to dispatch, which answers 405 (not 401).
+        handled = request.method.lower() in self.http_method_names and hasattr(
+            self, request.method.lower()
+        )
+        if self.require_signin and handled and not request.user.is_authenticated:
             raise NotAuthenticated("token is required")
 
     @cached_property

@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
+from codehost.errors import Unprocessable
 from config.pagination import HeaderPagination
 
 
@@ -15,6 +16,24 @@ class GiteaPagination(HeaderPagination):
     page_size_query_param = "limit"
     default_page_size = 30
     max_page_size = 50
+
+    def get_page_number(self, request) -> int:
+        return max(self._integer(request, self.page_query_param, 1), 1)
+
+    def get_page_size(self, request) -> int:
+        size = self._integer(request, self.page_size_query_param, self.default_page_size)
+        return self.default_page_size if size <= 0 else min(size, self.max_page_size)
+
+    @staticmethod
+    def _integer(request, name: str, default: int) -> int:
+        """A query integer; anything else is refused rather than silently replaced."""
+        values = request.query_params.getlist(name)
+        if not values or values[-1].strip() == "":
+            return default
+        try:
+            return int(values[-1])
+        except ValueError as exc:
+            raise Unprocessable(f"[{name}]: must be an integer") from exc
 
     def _link(self, page: int, rel: str) -> str:
         query = urlencode(sorted(self.page_query(page).items()), doseq=True)

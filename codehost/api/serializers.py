@@ -38,33 +38,68 @@ def mode_name(mode: int) -> str:
     return AccessMode(mode).label
 
 
+# --- strict input fields ---------------------------------------------------------------
+# Go's JSON binder refuses a number where a string is declared and vice versa; DRF would
+# coerce. These keep the declared types (forms still send "true"/"false" strings).
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictRegexField(serializers.RegexField):
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        if isinstance(data, str) and data.strip().lower() in ("true", "false"):
+            return data.strip().lower() == "true"
+        self.fail("invalid", input=data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 # --- users and organizations -----------------------------------------------------------
 
 
 class UserSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    login = serializers.CharField()
-    login_name = serializers.CharField()
-    source_id = serializers.IntegerField()
-    full_name = serializers.CharField()
-    email = serializers.CharField()
-    avatar_url = serializers.CharField()
-    html_url = serializers.CharField()
-    language = serializers.CharField()
-    is_admin = serializers.BooleanField()
+    id = StrictIntegerField()
+    login = StrictCharField()
+    login_name = StrictCharField()
+    source_id = StrictIntegerField()
+    full_name = StrictCharField()
+    email = StrictCharField()
+    avatar_url = StrictCharField()
+    html_url = StrictCharField()
+    language = StrictCharField()
+    is_admin = StrictBooleanField()
     last_login = serializers.DateTimeField()
     created = serializers.DateTimeField()
-    restricted = serializers.BooleanField()
-    active = serializers.BooleanField()
-    prohibit_login = serializers.BooleanField()
-    location = serializers.CharField()
-    website = serializers.CharField()
-    description = serializers.CharField()
-    visibility = serializers.CharField()
-    followers_count = serializers.IntegerField()
-    following_count = serializers.IntegerField()
-    starred_repos_count = serializers.IntegerField()
-    username = serializers.CharField()
+    restricted = StrictBooleanField()
+    active = StrictBooleanField()
+    prohibit_login = StrictBooleanField()
+    location = StrictCharField()
+    website = StrictCharField()
+    description = StrictCharField()
+    visibility = StrictCharField()
+    followers_count = StrictIntegerField()
+    following_count = StrictIntegerField()
+    starred_repos_count = StrictIntegerField()
+    username = StrictCharField()
 
     def to_representation(self, owner: Owner) -> dict:
         actor: Actor = self.context.get("actor") or Actor()
@@ -110,17 +145,17 @@ def settings_domain() -> str:
 
 
 class OrganizationSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    full_name = serializers.CharField()
-    email = serializers.CharField()
-    avatar_url = serializers.CharField()
-    description = serializers.CharField()
-    website = serializers.CharField()
-    location = serializers.CharField()
-    visibility = serializers.CharField()
-    repo_admin_change_team_access = serializers.BooleanField()
-    username = serializers.CharField()
+    id = StrictIntegerField()
+    name = StrictCharField()
+    full_name = StrictCharField()
+    email = StrictCharField()
+    avatar_url = StrictCharField()
+    description = StrictCharField()
+    website = StrictCharField()
+    location = StrictCharField()
+    visibility = StrictCharField()
+    repo_admin_change_team_access = StrictBooleanField()
+    username = StrictCharField()
 
     def to_representation(self, org: Owner) -> dict:
         actor: Actor = self.context.get("actor") or Actor()
@@ -143,15 +178,15 @@ class OrganizationSerializer(serializers.Serializer):
 
 
 class TeamSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    description = serializers.CharField()
+    id = StrictIntegerField()
+    name = StrictCharField()
+    description = StrictCharField()
     organization = OrganizationSerializer(allow_null=True)
-    includes_all_repositories = serializers.BooleanField()
+    includes_all_repositories = StrictBooleanField()
     permission = serializers.ChoiceField(choices=[m.label for m in AccessMode])
-    units = serializers.ListField(child=serializers.CharField(), allow_null=True)
-    units_map = serializers.DictField(child=serializers.CharField())
-    can_create_org_repo = serializers.BooleanField()
+    units = serializers.ListField(child=StrictCharField(), allow_null=True)
+    units_map = serializers.DictField(child=StrictCharField())
+    can_create_org_repo = StrictBooleanField()
 
     def to_representation(self, team: Team) -> dict:
         with_org = self.context.get("with_org", False)
@@ -177,7 +212,7 @@ class TeamSerializer(serializers.Serializer):
 
 
 class TeamSearchResultsSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
+    ok = StrictBooleanField()
     data = TeamSerializer(many=True)
 
 
@@ -185,26 +220,26 @@ class TeamSearchResultsSerializer(serializers.Serializer):
 
 
 class PermissionSerializer(serializers.Serializer):
-    admin = serializers.BooleanField()
-    push = serializers.BooleanField()
-    pull = serializers.BooleanField()
+    admin = StrictBooleanField()
+    push = StrictBooleanField()
+    pull = StrictBooleanField()
 
 
 class InternalTrackerSerializer(serializers.Serializer):
-    enable_time_tracker = serializers.BooleanField(required=False)
-    allow_only_contributors_to_track_time = serializers.BooleanField(required=False)
-    enable_issue_dependencies = serializers.BooleanField(required=False)
+    enable_time_tracker = StrictBooleanField(required=False)
+    allow_only_contributors_to_track_time = StrictBooleanField(required=False)
+    enable_issue_dependencies = StrictBooleanField(required=False)
 
 
 class ExternalTrackerSerializer(serializers.Serializer):
-    external_tracker_url = serializers.CharField(required=False, allow_blank=True)
-    external_tracker_format = serializers.CharField(required=False, allow_blank=True)
-    external_tracker_style = serializers.CharField(required=False, allow_blank=True)
-    external_tracker_regexp_pattern = serializers.CharField(required=False, allow_blank=True)
+    external_tracker_url = StrictCharField(required=False, allow_blank=True)
+    external_tracker_format = StrictCharField(required=False, allow_blank=True)
+    external_tracker_style = StrictCharField(required=False, allow_blank=True)
+    external_tracker_regexp_pattern = StrictCharField(required=False, allow_blank=True)
 
 
 class ExternalWikiSerializer(serializers.Serializer):
-    external_wiki_url = serializers.CharField(required=False, allow_blank=True)
+    external_wiki_url = StrictCharField(required=False, allow_blank=True)
 
 
 PULL_KEYS = [
@@ -226,77 +261,77 @@ PULL_KEYS = [
 class ParentRepositorySerializer(serializers.Serializer):
     """Schema stand-in for the nested `parent` (same shape, one level deep)."""
 
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    full_name = serializers.CharField()
+    id = StrictIntegerField()
+    name = StrictCharField()
+    full_name = StrictCharField()
 
 
 class RepositorySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = StrictIntegerField()
     owner = UserSerializer()
-    name = serializers.CharField()
-    full_name = serializers.CharField()
-    description = serializers.CharField()
-    empty = serializers.BooleanField()
-    private = serializers.BooleanField()
-    fork = serializers.BooleanField()
-    template = serializers.BooleanField()
+    name = StrictCharField()
+    full_name = StrictCharField()
+    description = StrictCharField()
+    empty = StrictBooleanField()
+    private = StrictBooleanField()
+    fork = StrictBooleanField()
+    template = StrictBooleanField()
     parent = ParentRepositorySerializer(required=False)
-    mirror = serializers.BooleanField()
-    size = serializers.IntegerField()
-    language = serializers.CharField()
-    languages_url = serializers.CharField()
-    html_url = serializers.CharField()
-    url = serializers.CharField()
-    link = serializers.CharField()
-    ssh_url = serializers.CharField()
-    clone_url = serializers.CharField()
-    original_url = serializers.CharField()
-    website = serializers.CharField()
-    stars_count = serializers.IntegerField()
-    forks_count = serializers.IntegerField()
-    watchers_count = serializers.IntegerField()
-    branch_count = serializers.IntegerField()
-    open_issues_count = serializers.IntegerField()
-    open_pr_counter = serializers.IntegerField()
-    release_counter = serializers.IntegerField()
-    default_branch = serializers.CharField()
-    archived = serializers.BooleanField()
+    mirror = StrictBooleanField()
+    size = StrictIntegerField()
+    language = StrictCharField()
+    languages_url = StrictCharField()
+    html_url = StrictCharField()
+    url = StrictCharField()
+    link = StrictCharField()
+    ssh_url = StrictCharField()
+    clone_url = StrictCharField()
+    original_url = StrictCharField()
+    website = StrictCharField()
+    stars_count = StrictIntegerField()
+    forks_count = StrictIntegerField()
+    watchers_count = StrictIntegerField()
+    branch_count = StrictIntegerField()
+    open_issues_count = StrictIntegerField()
+    open_pr_counter = StrictIntegerField()
+    release_counter = StrictIntegerField()
+    default_branch = StrictCharField()
+    archived = StrictBooleanField()
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     archived_at = serializers.DateTimeField()
     permissions = PermissionSerializer(required=False)
-    has_code = serializers.BooleanField()
-    has_issues = serializers.BooleanField()
+    has_code = StrictBooleanField()
+    has_issues = StrictBooleanField()
     internal_tracker = InternalTrackerSerializer(required=False)
     external_tracker = ExternalTrackerSerializer(required=False)
-    has_wiki = serializers.BooleanField()
+    has_wiki = StrictBooleanField()
     external_wiki = ExternalWikiSerializer(required=False)
-    has_pull_requests = serializers.BooleanField()
-    has_projects = serializers.BooleanField()
-    projects_mode = serializers.CharField()
-    has_releases = serializers.BooleanField()
-    has_packages = serializers.BooleanField()
-    has_actions = serializers.BooleanField()
-    ignore_whitespace_conflicts = serializers.BooleanField()
-    allow_merge_commits = serializers.BooleanField()
-    allow_rebase = serializers.BooleanField()
-    allow_rebase_explicit = serializers.BooleanField()
-    allow_squash_merge = serializers.BooleanField()
-    allow_fast_forward_only_merge = serializers.BooleanField()
-    allow_rebase_update = serializers.BooleanField()
-    allow_manual_merge = serializers.BooleanField()
-    autodetect_manual_merge = serializers.BooleanField()
-    default_delete_branch_after_merge = serializers.BooleanField()
-    default_merge_style = serializers.CharField()
-    default_allow_maintainer_edit = serializers.BooleanField()
-    avatar_url = serializers.CharField()
-    internal = serializers.BooleanField()
-    mirror_interval = serializers.CharField()
-    object_format_name = serializers.CharField()
+    has_pull_requests = StrictBooleanField()
+    has_projects = StrictBooleanField()
+    projects_mode = StrictCharField()
+    has_releases = StrictBooleanField()
+    has_packages = StrictBooleanField()
+    has_actions = StrictBooleanField()
+    ignore_whitespace_conflicts = StrictBooleanField()
+    allow_merge_commits = StrictBooleanField()
+    allow_rebase = StrictBooleanField()
+    allow_rebase_explicit = StrictBooleanField()
+    allow_squash_merge = StrictBooleanField()
+    allow_fast_forward_only_merge = StrictBooleanField()
+    allow_rebase_update = StrictBooleanField()
+    allow_manual_merge = StrictBooleanField()
+    autodetect_manual_merge = StrictBooleanField()
+    default_delete_branch_after_merge = StrictBooleanField()
+    default_merge_style = StrictCharField()
+    default_allow_maintainer_edit = StrictBooleanField()
+    avatar_url = StrictCharField()
+    internal = StrictBooleanField()
+    mirror_interval = StrictCharField()
+    object_format_name = StrictCharField()
     mirror_updated = serializers.DateTimeField()
-    topics = serializers.ListField(child=serializers.CharField())
-    licenses = serializers.ListField(child=serializers.CharField())
+    topics = serializers.ListField(child=StrictCharField())
+    licenses = serializers.ListField(child=StrictCharField())
 
     def to_representation(self, repo: Repository) -> dict:
         return render_repository(repo, self.context, with_parent=True)
@@ -413,23 +448,23 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
 
 
 class SearchResultsSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
+    ok = StrictBooleanField()
     data = RepositorySerializer(many=True)
 
 
 class ActivitySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    user_id = serializers.IntegerField()
+    id = StrictIntegerField()
+    user_id = StrictIntegerField()
     op_type = serializers.ChoiceField(choices=[op.label for op in OpType])
-    act_user_id = serializers.IntegerField()
+    act_user_id = StrictIntegerField()
     act_user = UserSerializer()
-    repo_id = serializers.IntegerField()
+    repo_id = StrictIntegerField()
     repo = RepositorySerializer(allow_null=True)
-    comment_id = serializers.IntegerField()
+    comment_id = StrictIntegerField()
     comment = serializers.JSONField(allow_null=True)
-    ref_name = serializers.CharField()
-    is_private = serializers.BooleanField()
-    content = serializers.CharField()
+    ref_name = StrictCharField()
+    is_private = StrictBooleanField()
+    content = StrictCharField()
     created = serializers.DateTimeField()
 
     def to_representation(self, activity) -> dict:
@@ -455,11 +490,11 @@ class ActivitySerializer(serializers.Serializer):
 
 
 class AccessTokenSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    sha1 = serializers.CharField()
-    token_last_eight = serializers.CharField()
-    scopes = serializers.ListField(child=serializers.CharField())
+    id = StrictIntegerField()
+    name = StrictCharField()
+    sha1 = StrictCharField()
+    token_last_eight = StrictCharField()
+    scopes = serializers.ListField(child=StrictCharField())
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField()
 
@@ -477,24 +512,24 @@ class AccessTokenSerializer(serializers.Serializer):
 
 
 class VersionSerializer(serializers.Serializer):
-    version = serializers.CharField()
+    version = StrictCharField()
 
 
 class APISettingsSerializer(serializers.Serializer):
-    max_response_items = serializers.IntegerField()
-    default_paging_num = serializers.IntegerField()
-    default_git_trees_per_page = serializers.IntegerField()
-    default_max_blob_size = serializers.IntegerField()
-    default_max_response_size = serializers.IntegerField()
+    max_response_items = StrictIntegerField()
+    default_paging_num = StrictIntegerField()
+    default_git_trees_per_page = StrictIntegerField()
+    default_max_blob_size = StrictIntegerField()
+    default_max_response_size = StrictIntegerField()
 
 
 class TopicNameSerializer(serializers.Serializer):
-    topics = serializers.ListField(child=serializers.CharField())
+    topics = serializers.ListField(child=StrictCharField())
 
 
 class RepoCollaboratorPermissionSerializer(serializers.Serializer):
-    permission = serializers.CharField()
-    role_name = serializers.CharField()
+    permission = StrictCharField()
+    role_name = StrictCharField()
     user = UserSerializer()
 
 
@@ -533,81 +568,75 @@ def parse_body(serializer_class, data) -> dict:
 
 
 class CreateUserOptionSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=40)
+    username = StrictCharField(max_length=40)
     email = serializers.EmailField(max_length=254)
-    password = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    full_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    login_name = serializers.CharField(required=False, allow_blank=True)
-    source_id = serializers.IntegerField(required=False)
-    must_change_password = serializers.BooleanField(required=False, allow_null=True)
-    send_notify = serializers.BooleanField(required=False)
-    restricted = serializers.BooleanField(required=False, allow_null=True)
+    password = StrictCharField(required=False, allow_blank=True, max_length=255)
+    full_name = StrictCharField(required=False, allow_blank=True, max_length=100)
+    login_name = StrictCharField(required=False, allow_blank=True)
+    source_id = StrictIntegerField(required=False)
+    must_change_password = StrictBooleanField(required=False, allow_null=True)
+    send_notify = StrictBooleanField(required=False)
+    restricted = StrictBooleanField(required=False, allow_null=True)
     visibility = serializers.ChoiceField(
         choices=["", "public", "limited", "private"], required=False
     )
 
 
 class CreateAccessTokenOptionSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=255)
-    scopes = serializers.ListField(child=serializers.CharField(), required=False)
+    name = StrictCharField(max_length=255)
+    scopes = serializers.ListField(child=StrictCharField(), required=False)
 
 
 class CreateOrgOptionSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=40)
-    full_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    email = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    website = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    location = serializers.CharField(required=False, allow_blank=True, max_length=50)
+    username = StrictCharField(max_length=40)
+    full_name = StrictCharField(required=False, allow_blank=True, max_length=100)
+    email = StrictCharField(required=False, allow_blank=True, max_length=255)
+    description = StrictCharField(required=False, allow_blank=True, max_length=255)
+    website = StrictCharField(required=False, allow_blank=True, max_length=255)
+    location = StrictCharField(required=False, allow_blank=True, max_length=50)
     visibility = serializers.ChoiceField(
         choices=["", "public", "limited", "private"], required=False
     )
-    repo_admin_change_team_access = serializers.BooleanField(required=False)
+    repo_admin_change_team_access = StrictBooleanField(required=False)
 
 
 UNIT_NAMES = [unit.label for unit in UnitType]
 
 
 class CreateTeamOptionSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=255)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=255)
-    includes_all_repositories = serializers.BooleanField(required=False)
+    name = StrictCharField(max_length=255)
+    description = StrictCharField(required=False, allow_blank=True, max_length=255)
+    includes_all_repositories = StrictBooleanField(required=False)
     permission = serializers.ChoiceField(
         choices=["read", "write", "admin"], required=False, allow_blank=True
     )
-    units = serializers.ListField(child=serializers.CharField(), required=False, allow_null=True)
+    units = serializers.ListField(child=StrictCharField(), required=False, allow_null=True)
     units_map = serializers.DictField(
-        child=serializers.CharField(allow_blank=True), required=False, allow_null=True
+        child=StrictCharField(allow_blank=True), required=False, allow_null=True
     )
-    can_create_org_repo = serializers.BooleanField(required=False)
+    can_create_org_repo = StrictBooleanField(required=False)
 
 
 class EditTeamOptionSerializer(CreateTeamOptionSerializer):
-    name = serializers.CharField(max_length=255, required=False, allow_blank=True)
-    description = serializers.CharField(
-        required=False, allow_blank=True, allow_null=True, max_length=255
-    )
-    includes_all_repositories = serializers.BooleanField(required=False, allow_null=True)
-    can_create_org_repo = serializers.BooleanField(required=False, allow_null=True)
+    name = StrictCharField(max_length=255, required=False, allow_blank=True)
+    description = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=255)
+    includes_all_repositories = StrictBooleanField(required=False, allow_null=True)
+    can_create_org_repo = StrictBooleanField(required=False, allow_null=True)
 
 
 class CreateRepoOptionSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=2048)
-    private = serializers.BooleanField(required=False)
-    issue_labels = serializers.CharField(
+    name = StrictCharField(max_length=100)
+    description = StrictCharField(required=False, allow_blank=True, max_length=2048)
+    private = StrictBooleanField(required=False)
+    issue_labels = StrictCharField(
         required=False, allow_blank=True, allow_null=True, max_length=255
     )
-    auto_init = serializers.BooleanField(required=False)
-    template = serializers.BooleanField(required=False)
-    gitignores = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    license = serializers.CharField(
-        required=False, allow_blank=True, allow_null=True, max_length=100
-    )
-    readme = serializers.CharField(
-        required=False, allow_blank=True, allow_null=True, max_length=255
-    )
-    default_branch = serializers.RegexField(
+    auto_init = StrictBooleanField(required=False)
+    template = StrictBooleanField(required=False)
+    gitignores = StrictCharField(required=False, allow_blank=True, allow_null=True)
+    license = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=100)
+    readme = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=255)
+    default_branch = StrictRegexField(
         r"^[^\s~^:?*\[\\]+$", required=False, allow_blank=True, max_length=100
     )
     trust_model = serializers.ChoiceField(
@@ -618,55 +647,53 @@ class CreateRepoOptionSerializer(serializers.Serializer):
 
 
 class EditRepoOptionSerializer(serializers.Serializer):
-    name = serializers.CharField(required=False, allow_null=True, max_length=100)
-    description = serializers.CharField(
+    name = StrictCharField(required=False, allow_null=True, max_length=100)
+    description = StrictCharField(
         required=False, allow_blank=True, allow_null=True, max_length=2048
     )
-    website = serializers.CharField(
-        required=False, allow_blank=True, allow_null=True, max_length=1024
-    )
-    private = serializers.BooleanField(required=False, allow_null=True)
-    template = serializers.BooleanField(required=False, allow_null=True)
-    has_code = serializers.BooleanField(required=False, allow_null=True)
-    has_issues = serializers.BooleanField(required=False, allow_null=True)
+    website = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=1024)
+    private = StrictBooleanField(required=False, allow_null=True)
+    template = StrictBooleanField(required=False, allow_null=True)
+    has_code = StrictBooleanField(required=False, allow_null=True)
+    has_issues = StrictBooleanField(required=False, allow_null=True)
     internal_tracker = InternalTrackerSerializer(required=False, allow_null=True)
     external_tracker = ExternalTrackerSerializer(required=False, allow_null=True)
-    has_wiki = serializers.BooleanField(required=False, allow_null=True)
+    has_wiki = StrictBooleanField(required=False, allow_null=True)
     external_wiki = ExternalWikiSerializer(required=False, allow_null=True)
-    default_branch = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    has_pull_requests = serializers.BooleanField(required=False, allow_null=True)
-    has_projects = serializers.BooleanField(required=False, allow_null=True)
+    default_branch = StrictCharField(required=False, allow_blank=True, allow_null=True)
+    has_pull_requests = StrictBooleanField(required=False, allow_null=True)
+    has_projects = StrictBooleanField(required=False, allow_null=True)
     projects_mode = serializers.ChoiceField(
         choices=["repo", "owner", "all"], required=False, allow_null=True
     )
-    has_releases = serializers.BooleanField(required=False, allow_null=True)
-    has_packages = serializers.BooleanField(required=False, allow_null=True)
-    has_actions = serializers.BooleanField(required=False, allow_null=True)
-    ignore_whitespace_conflicts = serializers.BooleanField(required=False, allow_null=True)
-    allow_merge_commits = serializers.BooleanField(required=False, allow_null=True)
-    allow_rebase = serializers.BooleanField(required=False, allow_null=True)
-    allow_rebase_explicit = serializers.BooleanField(required=False, allow_null=True)
-    allow_squash_merge = serializers.BooleanField(required=False, allow_null=True)
-    allow_fast_forward_only_merge = serializers.BooleanField(required=False, allow_null=True)
-    allow_manual_merge = serializers.BooleanField(required=False, allow_null=True)
-    autodetect_manual_merge = serializers.BooleanField(required=False, allow_null=True)
-    allow_rebase_update = serializers.BooleanField(required=False, allow_null=True)
-    default_delete_branch_after_merge = serializers.BooleanField(required=False, allow_null=True)
+    has_releases = StrictBooleanField(required=False, allow_null=True)
+    has_packages = StrictBooleanField(required=False, allow_null=True)
+    has_actions = StrictBooleanField(required=False, allow_null=True)
+    ignore_whitespace_conflicts = StrictBooleanField(required=False, allow_null=True)
+    allow_merge_commits = StrictBooleanField(required=False, allow_null=True)
+    allow_rebase = StrictBooleanField(required=False, allow_null=True)
+    allow_rebase_explicit = StrictBooleanField(required=False, allow_null=True)
+    allow_squash_merge = StrictBooleanField(required=False, allow_null=True)
+    allow_fast_forward_only_merge = StrictBooleanField(required=False, allow_null=True)
+    allow_manual_merge = StrictBooleanField(required=False, allow_null=True)
+    autodetect_manual_merge = StrictBooleanField(required=False, allow_null=True)
+    allow_rebase_update = StrictBooleanField(required=False, allow_null=True)
+    default_delete_branch_after_merge = StrictBooleanField(required=False, allow_null=True)
     default_merge_style = serializers.ChoiceField(
         choices=["merge", "rebase", "rebase-merge", "squash", "fast-forward-only",
                  "manually-merged"],
         required=False,
         allow_null=True,
     )  # fmt: skip
-    default_allow_maintainer_edit = serializers.BooleanField(required=False, allow_null=True)
-    archived = serializers.BooleanField(required=False, allow_null=True)
-    mirror_interval = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    enable_prune = serializers.BooleanField(required=False, allow_null=True)
+    default_allow_maintainer_edit = StrictBooleanField(required=False, allow_null=True)
+    archived = StrictBooleanField(required=False, allow_null=True)
+    mirror_interval = StrictCharField(required=False, allow_blank=True, allow_null=True)
+    enable_prune = StrictBooleanField(required=False, allow_null=True)
 
 
 class CreateForkOptionSerializer(serializers.Serializer):
-    organization = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    name = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    organization = StrictCharField(required=False, allow_blank=True, allow_null=True)
+    name = StrictCharField(required=False, allow_blank=True, allow_null=True)
 
 
 class AddCollaboratorOptionSerializer(serializers.Serializer):
@@ -676,4 +703,4 @@ class AddCollaboratorOptionSerializer(serializers.Serializer):
 
 
 class RepoTopicOptionsSerializer(serializers.Serializer):
-    topics = serializers.ListField(child=serializers.CharField(allow_blank=True))
+    topics = serializers.ListField(child=StrictCharField(allow_blank=True))

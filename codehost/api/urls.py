@@ -48,5 +48,6 @@ urlpatterns = [
     path("user/blocks/<str:username>", users.UserBlockView.as_view()),
     path("version", users.VersionView.as_view()),
     path("settings/api", users.APISettingsView.as_view()),
-    re_path(r"^.*$", GiteaUnknownPathView.as_view()),
+    # (?s): paths with encoded newlines must reach the catch-all too.
+    re_path(r"(?s)^.*$", GiteaUnknownPathView.as_view()),
 ]

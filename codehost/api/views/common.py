@@ -10,7 +10,7 @@ from codehost.api.serializers import (
     TeamSerializer,
     UserSerializer,
 )
-from codehost.errors import NotFound
+from codehost.errors import NotFound, Unprocessable
 from codehost.models import Owner, Repository, Team
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
@@ -29,14 +29,17 @@ def query_bool(request, name: str, default: bool | None = False) -> bool | None:
         return True
     if value in FALSE_WORDS:
         return False
-    return default
+    raise Unprocessable(f"[{name}]: must be a boolean")
 
 
 def query_int(request, name: str) -> int:
-    try:
-        return int(request.query_params.get(name, 0))
-    except (TypeError, ValueError):
+    value = request.query_params.get(name, "").strip()
+    if not value:
         return 0
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise Unprocessable(f"[{name}]: must be an integer") from exc
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:

@@ -94,6 +94,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
             template=query_bool(request, "template", None),
             archived=query_bool(request, "archived", None),
             team_id=query_int(request, "team_id"),
+            priority_owner_id=query_int(request, "priority_owner_id"),
         )
         repos = search_repos(self.actor, options).select_related(*REPO_RELATED)
         page = self.paginate(repos)

@@ -44,7 +44,8 @@ class AdminViewMixin(GiteaViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        if not request.user.is_superuser:
+        handled = hasattr(self, request.method.lower())
+        if handled and not request.user.is_superuser:
             raise Forbidden("You do not have permission to perform this action.")
 
 
@@ -135,7 +136,7 @@ class UserView(GiteaViewMixin, APIView):
         return Response(render_user(self.actor, owner))
 
 
-class UserTokensView(GiteaViewMixin, APIView):
+class TokenAccountMixin(GiteaViewMixin):
     token_scopes = ["user"]
     require_signin = True
 
@@ -151,6 +152,8 @@ class UserTokensView(GiteaViewMixin, APIView):
             raise Forbidden("doer should be the site admin or be same as the contextUser")
         return target.user
 
+
+class UserTokensView(TokenAccountMixin, APIView):
     @extend_schema(
         tags=["user"], operation_id="userGetTokens", responses=AccessTokenSerializer(many=True)
     )
@@ -174,7 +177,7 @@ class UserTokensView(GiteaViewMixin, APIView):
         return Response(body, status=201)
 
 
-class UserTokenView(UserTokensView):
+class UserTokenView(TokenAccountMixin, APIView):
     @extend_schema(tags=["user"], operation_id="userDeleteAccessToken", responses={204: None})
     def delete(self, request, username, token):
         user = self.account(request, username)
