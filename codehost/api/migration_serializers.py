@@ -2,6 +2,13 @@
 
 from rest_framework import serializers
 
+from codehost.api.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictRegexField,
+)
+
 SERVICES = [
     "git",
     "github",
@@ -22,38 +29,38 @@ GO_FIELD_NAMES = {
     "service": "Service",
     "description": "Description",
     "mirror_interval": "MirrorInterval",
+    # A body that is not an object at all.
+    "non_field_errors": "",
 }
 
 
 class MigrateRepoOptionsSerializer(serializers.Serializer):
-    clone_addr = serializers.CharField(trim_whitespace=False)
-    repo_name = serializers.RegexField(r"^[A-Za-z0-9_.-]+$", max_length=100)
-    repo_owner = serializers.CharField(required=False, allow_blank=True, default="")
-    uid = serializers.IntegerField(required=False, allow_null=True, default=None)
+    clone_addr = StrictCharField(trim_whitespace=False)
+    repo_name = StrictRegexField(r"^[A-Za-z0-9_.-]+$", max_length=100)
+    repo_owner = StrictCharField(required=False, allow_blank=True, default="")
+    uid = StrictIntegerField(required=False, allow_null=True, default=None)
     service = serializers.ChoiceField(SERVICES, required=False, allow_blank=True, default="")
-    auth_username = serializers.CharField(required=False, allow_blank=True, default="")
-    auth_password = serializers.CharField(
+    auth_username = StrictCharField(required=False, allow_blank=True, default="")
+    auth_password = StrictCharField(
         required=False, allow_blank=True, default="", trim_whitespace=False
     )
-    auth_token = serializers.CharField(
+    auth_token = StrictCharField(
         required=False, allow_blank=True, default="", trim_whitespace=False
     )
-    aws_access_key_id = serializers.CharField(required=False, allow_blank=True, default="")
-    aws_secret_access_key = serializers.CharField(required=False, allow_blank=True, default="")
-    mirror = serializers.BooleanField(required=False, default=False)
-    mirror_interval = serializers.CharField(required=False, allow_blank=True, default="")
-    private = serializers.BooleanField(required=False, default=False)
-    description = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=2048
-    )
-    wiki = serializers.BooleanField(required=False, default=False)
-    issues = serializers.BooleanField(required=False, default=False)
-    milestones = serializers.BooleanField(required=False, default=False)
-    labels = serializers.BooleanField(required=False, default=False)
-    pull_requests = serializers.BooleanField(required=False, default=False)
-    releases = serializers.BooleanField(required=False, default=False)
-    lfs = serializers.BooleanField(required=False, default=False)
-    lfs_endpoint = serializers.CharField(required=False, allow_blank=True, default="")
+    aws_access_key_id = StrictCharField(required=False, allow_blank=True, default="")
+    aws_secret_access_key = StrictCharField(required=False, allow_blank=True, default="")
+    mirror = StrictBooleanField(required=False, default=False)
+    mirror_interval = StrictCharField(required=False, allow_blank=True, default="")
+    private = StrictBooleanField(required=False, default=False)
+    description = StrictCharField(required=False, allow_blank=True, default="", max_length=2048)
+    wiki = StrictBooleanField(required=False, default=False)
+    issues = StrictBooleanField(required=False, default=False)
+    milestones = StrictBooleanField(required=False, default=False)
+    labels = StrictBooleanField(required=False, default=False)
+    pull_requests = StrictBooleanField(required=False, default=False)
+    releases = StrictBooleanField(required=False, default=False)
+    lfs = StrictBooleanField(required=False, default=False)
+    lfs_endpoint = StrictCharField(required=False, allow_blank=True, default="")
 
 
 def binding_error(errors: dict) -> str:

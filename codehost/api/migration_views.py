@@ -4,13 +4,13 @@ from dataclasses import fields
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from codehost import migrations_service, mirrors
 from codehost.api.base import GiteaViewMixin
 from codehost.api.migration_serializers import MigrateRepoOptionsSerializer, binding_error
+from codehost.api.schema import GiteaErrorSerializer
 from codehost.api.serializers import RepositorySerializer
 from codehost.api.views.common import render_repo, visible_repo
 from codehost.errors import BadRequest, Forbidden, Unprocessable
@@ -19,13 +19,8 @@ TAGS = ["repository"]
 REQUEST_FIELDS = {field.name for field in fields(migrations_service.MigrationRequest)}
 
 
-def require_signin(request) -> None:
-    # Checked in the handler, not in initial(), so unsupported methods still get 405.
-    if not request.user.is_authenticated:
-        raise NotAuthenticated("token is required")
-
-
 class MigrateRepositoryView(GiteaViewMixin, APIView):
+    require_signin = True
     token_scopes = ["repository"]
 
     @extend_schema(
@@ -33,17 +28,10 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         operation_id="repoMigrate",
         summary="Migrate a remote git repository",
         request=MigrateRepoOptionsSerializer,
-        responses={
-            201: RepositorySerializer,
-            401: OpenApiResponse(description="token is required"),
-            403: OpenApiResponse(description="forbidden"),
-            409: OpenApiResponse(description="The repository with the same name already exists."),
-            422: OpenApiResponse(description="validationError"),
-            500: OpenApiResponse(description="the migration failed"),
-        },
+        # Error answers (401, 403, 409, 422...) are added by the service's schema class.
+        responses={201: RepositorySerializer, 500: GiteaErrorSerializer},
     )
     def post(self, request):
-        require_signin(request)
         serializer = MigrateRepoOptionsSerializer(data=request.data)
         if not serializer.is_valid():
             raise Unprocessable(binding_error(serializer.errors))
@@ -64,6 +52,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
 
 
 class MirrorSyncView(GiteaViewMixin, APIView):
+    require_signin = True
     token_scopes = ["repository"]
 
     @extend_schema(
@@ -71,16 +60,9 @@ class MirrorSyncView(GiteaViewMixin, APIView):
         operation_id="repoMirrorSync",
         summary="Sync a mirrored repository",
         request=None,
-        responses={
-            200: OpenApiResponse(description="queued; empty body"),
-            400: OpenApiResponse(description="Repository is not a mirror"),
-            401: OpenApiResponse(description="token is required"),
-            403: OpenApiResponse(description="forbidden"),
-            404: OpenApiResponse(description="not found"),
-        },
+        responses={200: OpenApiResponse(description="queued; empty body")},
     )
     def post(self, request, owner: str, repo: str):
-        require_signin(request)
         found, found_access = visible_repo(self.actor, owner, repo)
         if not found_access.can_write_code:
             raise Forbidden("user should have a permission to write to a repo")
