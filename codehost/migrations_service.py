@@ -291,6 +291,7 @@ def run_migration(task_id: int) -> None:
         if not task.options.get("mirror"):
             git.remove_origin(staging)
     except (git.GitError, credentials.CredentialsUnreadable) as error:
+        git.delete(staging)
         status, message = classify_git_error(scrub(str(error), remote.secrets))
         logger.warning("migration %s failed: %s", task_id, message)
         fail_migration(task_id, status, message)

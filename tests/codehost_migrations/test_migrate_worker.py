@@ -310,3 +310,32 @@ def test_a_worker_killed_mid_migration_leaves_no_repository_behind(
     assert task.error == "the migration worker stopped before finishing"
     wait_until(lambda: not clone_processes(port), 10, message="git to die with its worker")
     assert files_under(clean_git_root) in ([], [clean_git_root / ".migrating"])
+
+
+def test_a_migration_past_the_wait_fails_and_is_cleaned_up_when_git_ends(
+    celery_worker, admin_client, settings, clean_git_root
+):
+    settings.CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS = True
+    settings.CODEHOST_MIGRATION_WAIT_SECONDS = 2
+    server, accepted = hanging_git_server()
+    port = server.getsockname()[1]
+    try:
+        response = admin_client.post(
+            URL, {"clone_addr": f"http://127.0.0.1:{port}/slow.git", "repo_name": "late"}
+        )
+        assert response.status_code == 500
+        assert response.json()["message"] == "the migration did not finish within 2 seconds"
+        assert not Repository.objects.filter(name="late").exists()
+        assert MigrationTask.objects.get().status == MigrationTask.Status.FAILED
+    finally:
+        server.close()
+        for connection in accepted:
+            connection.close()
+    # The worker's git gives up once the remote hangs up; it removes its staging copy.
+    wait_until(lambda: not clone_processes(port), 30, message="the clone to end")
+    wait_until(
+        lambda: files_under(clean_git_root / ".migrating") == [],
+        10,
+        message="the staging directory to go",
+    )
+    assert not (clean_git_root / "admin" / "late.git").exists()
