@@ -28,7 +28,7 @@ class GiteaPagination(HeaderPagination):
     def _integer(request, name: str, default: int) -> int:
         """A query integer; anything else is refused rather than silently replaced."""
         values = request.query_params.getlist(name)
-        if not values or values[-1].strip() == "":
+        if not values:
             return default
         try:
             return int(values[-1])

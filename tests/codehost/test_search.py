@@ -179,3 +179,15 @@ def test_search_query_count_is_constant(as_user, bob, world, django_assert_max_n
     with django_assert_max_num_queries(7):
         response = api.get(f"/repos/search?limit={limit}")
     assert len(response.json()["data"]) == limit
+
+
+def test_priority_owner_comes_first(as_user, bob, world):
+    uid = owner_of(bob).pk
+    assert names(as_user().get(f"/repos/search?priority_owner_id={uid}")) == [
+        "bob/alpha-fork", "bob/mirror-of-x", "alice/alpha", "alice/Beta",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", ["limit=abc", "page=", "uid=x", "topic=maybe"])
+def test_malformed_query_values_are_422(as_user, world, query):
+    assert as_user().get(f"/repos/search?{query}").status_code == 422

@@ -22,7 +22,7 @@ REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", 
 
 def query_bool(request, name: str, default: bool | None = False) -> bool | None:
     value = request.query_params.get(name)
-    if value is None or value.strip() == "":
+    if value is None:
         return default
     value = value.strip().lower()
     if value in TRUE_WORDS:
@@ -33,8 +33,8 @@ def query_bool(request, name: str, default: bool | None = False) -> bool | None:
 
 
 def query_int(request, name: str) -> int:
-    value = request.query_params.get(name, "").strip()
-    if not value:
+    value = request.query_params.get(name)
+    if value is None:
         return 0
     try:
         return int(value)
