@@ -65,14 +65,14 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 client = Client()
-counts = {}
+counts = []
 for path, auth in PATHS:
     headers = {"HTTP_AUTHORIZATION": auth} if auth else {}
     client.get(path, **headers)
     with CaptureQueriesContext(connection) as captured:
         response = client.get(path, **headers)
     assert response.status_code == 200, (path, response.status_code)
-    counts[path] = len(captured)
+    counts.append(len(captured))
 print(json.dumps(counts))
 """
 
@@ -107,11 +107,11 @@ def run() -> None:
         counts = json.loads(run_django(env, f"PATHS = {paths!r}\n" + QUERIES).strip())
         rows = []
         with web_server(env) as base:
-            for label, path, auth in endpoints:
+            for (label, path, auth), queries in zip(endpoints, counts, strict=True):
                 headers = {"Authorization": auth} if auth else None
                 for concurrency in (1, 4):
                     stats = load(f"{base}{path}", 200, concurrency, headers=headers)
-                    rows.append({"endpoint": label, **stats, "queries": counts[path]})
+                    rows.append({"endpoint": label, **stats, "queries": queries})
         print_table(
             f"codehost, {ORGS * REPOS_PER_ORG} repositories / {ORGS} organizations (ms)", rows
         )

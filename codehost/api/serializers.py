@@ -102,40 +102,45 @@ class UserSerializer(serializers.Serializer):
     username = StrictCharField()
 
     def to_representation(self, owner: Owner) -> dict:
-        actor: Actor = self.context.get("actor") or Actor()
-        account = owner.user if owner.user_id else None
-        private_view = actor.is_admin or (actor.owner is not None and actor.owner.pk == owner.pk)
-        if owner.is_organization:
-            email = owner.email if actor.signed_in else ""
-        elif actor.signed_in and owner.email:
-            email = owner.email
-        else:
-            email = f"{owner.pk}+{owner.lower_name}@noreply.{settings_domain()}"
-        return {
-            "id": owner.pk,
-            "login": owner.name,
-            "login_name": "",
-            "source_id": 0,
-            "full_name": owner.full_name,
-            "email": email,
-            "avatar_url": avatar_url(owner),
-            "html_url": f"{base_url()}{owner.name}",
-            "language": "en-US" if private_view else "",
-            "is_admin": bool(private_view and account and account.is_superuser),
-            "last_login": gitea_time(account.last_login if private_view and account else None),
-            "created": gitea_time(owner.created_at),
-            "restricted": False,
-            "active": bool(private_view and account and account.is_active),
-            "prohibit_login": False,
-            "location": owner.location,
-            "website": owner.website,
-            "description": owner.description,
-            "visibility": owner.visibility,
-            "followers_count": 0,
-            "following_count": 0,
-            "starred_repos_count": owner.num_stars,
-            "username": owner.name,
-        }
+        return render_user(owner, self.context)
+
+
+def render_user(owner: Owner, context: dict) -> dict:
+    """A User object; self-only fields are blank unless the caller is that user or an admin."""
+    actor: Actor = context.get("actor") or Actor()
+    account = owner.user if owner.user_id else None
+    private_view = actor.is_admin or (actor.owner is not None and actor.owner.pk == owner.pk)
+    if owner.is_organization:
+        email = owner.email if actor.signed_in else ""
+    elif actor.signed_in and owner.email:
+        email = owner.email
+    else:
+        email = f"{owner.pk}+{owner.lower_name}@noreply.{settings_domain()}"
+    return {
+        "id": owner.pk,
+        "login": owner.name,
+        "login_name": "",
+        "source_id": 0,
+        "full_name": owner.full_name,
+        "email": email,
+        "avatar_url": avatar_url(owner),
+        "html_url": f"{base_url()}{owner.name}",
+        "language": "en-US" if private_view else "",
+        "is_admin": bool(private_view and account and account.is_superuser),
+        "last_login": gitea_time(account.last_login if private_view and account else None),
+        "created": gitea_time(owner.created_at),
+        "restricted": False,
+        "active": bool(private_view and account and account.is_active),
+        "prohibit_login": False,
+        "location": owner.location,
+        "website": owner.website,
+        "description": owner.description,
+        "visibility": owner.visibility,
+        "followers_count": 0,
+        "following_count": 0,
+        "starred_repos_count": owner.num_stars,
+        "username": owner.name,
+    }
 
 
 def settings_domain() -> str:
@@ -347,7 +352,7 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
     host = settings_domain()
     data = {
         "id": repo.pk,
-        "owner": UserSerializer(owner, context=context).data,
+        "owner": render_user(owner, context),
         "name": repo.name,
         "full_name": full_name,
         "description": repo.description,
@@ -473,7 +478,7 @@ class ActivitySerializer(serializers.Serializer):
             "user_id": activity.user_id,
             "op_type": OpType(activity.op_type).label,
             "act_user_id": activity.act_user_id,
-            "act_user": UserSerializer(activity.act_user, context=self.context).data,
+            "act_user": render_user(activity.act_user, self.context),
             "repo_id": activity.repo_id or 0,
             "repo": (
                 render_repository(activity.repo, self.context, with_parent=False)

@@ -4,12 +4,8 @@ from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
 from codehost import access, services
-from codehost.api.serializers import (
-    OrganizationSerializer,
-    RepositorySerializer,
-    TeamSerializer,
-    UserSerializer,
-)
+from codehost.api import serializers
+from codehost.api.serializers import OrganizationSerializer, TeamSerializer, render_repository
 from codehost.errors import NotFound, Unprocessable
 from codehost.models import Owner, Repository, Team
 
@@ -93,7 +89,8 @@ def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
     """A page of repositories with the caller's permissions: constant queries per page."""
     everything = list(repos) + [repo.parent for repo in repos if repo.parent_id and repo.parent]
     context = {"actor": actor, "access": access.repo_access_map(actor, everything)}
-    return [RepositorySerializer(repo, context=context).data for repo in repos]
+    # The render function directly: no serializer instance per repository.
+    return [render_repository(repo, context, with_parent=True) for repo in repos]
 
 
 def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:
@@ -102,7 +99,7 @@ def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **head
 
 
 def render_user(actor: access.Actor, owner: Owner) -> dict:
-    return UserSerializer(owner, context={"actor": actor}).data
+    return serializers.render_user(owner, {"actor": actor})
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:
