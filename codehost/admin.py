@@ -116,3 +116,23 @@ class ActivityAdmin(admin.ModelAdmin):
     list_filter = ["op_type", "is_private"]
     search_fields = ["act_user__name", "repo__name", "ref_name"]
     raw_id_fields = ["user", "act_user", "repo"]
+
+
+# --- migrations and pull mirrors (issue 7) ----------------------------------------------
+@admin.register(models.MigrationTask)
+class MigrationTaskAdmin(admin.ModelAdmin):
+    list_display = ["repo_name", "owner", "doer", "service", "status", "error_status", "created"]
+    list_filter = ["status", "service", "created"]
+    search_fields = ["repo_name", "owner__name", "clone_addr"]
+    # The ciphertext is shown read-only; the credentials themselves never are.
+    readonly_fields = ["encrypted_credentials"]
+    raw_id_fields = ["repo", "doer", "owner"]
+
+
+@admin.register(models.Mirror)
+class MirrorAdmin(admin.ModelAdmin):
+    list_display = ["repo", "interval_seconds", "sync_state", "updated", "next_update"]
+    list_filter = ["sync_state", "enable_prune"]
+    search_fields = ["repo__name", "repo__owner__name"]
+    readonly_fields = ["encrypted_credentials"]
+    raw_id_fields = ["repo"]

@@ -5,8 +5,10 @@ case-only rename keeps the directory).
 """
 
 import contextlib
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -233,3 +235,105 @@ def _read_cgi_headers(stdout) -> tuple[int, list[tuple[str, str]]]:
         else:
             headers.append((name.strip(), value))
     return status, headers
+
+
+# --- migrations and pull mirrors ------------------------------------------------------
+# Remote credentials reach git through the environment only (a credential helper that
+# prints two variables), never argv, a URL, the repository's config or a log line.
+CREDENTIAL_HELPER = (
+    '!f() { test "$1" = get && printf "username=%s\\npassword=%s\\n" '
+    '"$CODEHOST_REMOTE_USERNAME" "$CODEHOST_REMOTE_PASSWORD"; }; f'
+)
+# Schemes a migration may make git speak (no ext::, fd::, ...).
+REMOTE_PROTOCOLS = "http:https:git:file"
+PR_SET_PDEATHSIG = 1
+REMOTE_NICENESS = 10
+
+
+def remote_env(username: str = "", password: str = "") -> dict:
+    env = {
+        "GIT_ALLOW_PROTOCOL": REMOTE_PROTOCOLS,
+        "GIT_CONFIG_COUNT": "0",
+    }
+    if username or password:
+        # The empty helper first resets any helper configured elsewhere.
+        env.update(
+            {
+                "GIT_CONFIG_COUNT": "2",
+                "GIT_CONFIG_KEY_0": "credential.helper",
+                "GIT_CONFIG_VALUE_0": "",
+                "GIT_CONFIG_KEY_1": "credential.helper",
+                "GIT_CONFIG_VALUE_1": CREDENTIAL_HELPER,
+                "CODEHOST_REMOTE_USERNAME": username,
+                "CODEHOST_REMOTE_PASSWORD": password,
+            }
+        )
+    return env
+
+
+def _background_child() -> None:
+    """In the child before exec: SIGKILL when the worker that started it dies (Linux), so
+    a killed worker leaves no git writing into a directory that is being cleaned up; and a
+    lower CPU priority, so web requests stay responsive while clones and fetches run."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.nice(REMOTE_NICENESS)
+
+
+def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: int) -> None:
+    """`git <args>` talking to a remote: own process group, killed whole on timeout."""
+    process = subprocess.Popen(
+        [GIT, *args],
+        cwd=cwd,
+        env={**BASE_ENV, **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_background_child,
+    )
+    try:
+        _, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise GitError(f"git {args[0]} timed out after {timeout} seconds") from exc
+    if process.returncode:
+        raise GitError(stderr.decode(errors="replace").strip())
+
+
+def clone_mirror(
+    source: str, target: Path, *, timeout: int, username: str = "", password: str = ""
+) -> None:
+    """A bare `--mirror` clone of `source` (URL or local path) into the new `target`."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    run_remote(
+        ["clone", "--mirror", "--quiet", "--", source, str(target)],
+        env=remote_env(username, password),
+        timeout=timeout,
+    )
+    run(["config", "http.receivepack", "true"], cwd=target)
+
+
+def remove_origin(path: Path) -> None:
+    """A migrated (not mirrored) repository forgets where it came from, as Gitea's does."""
+    run(["remote", "remove", "origin"], cwd=path)
+
+
+def fetch_mirror(
+    path: Path, *, timeout: int, prune: bool, username: str = "", password: str = ""
+) -> None:
+    """Update a `--mirror` clone from its origin; on failure the refs stay as they were."""
+    # --atomic: either every ref moves or none does.
+    args = ["fetch", "--quiet", "--atomic", "--prune" if prune else "--no-prune", "origin"]
+    run_remote(args, cwd=path, env=remote_env(username, password), timeout=timeout)
+
+
+def default_branch(path: Path) -> str:
+    """The branch HEAD points at ("" when HEAD is detached or unborn)."""
+    try:
+        ref = run(["symbolic-ref", "--quiet", "HEAD"], cwd=path).decode().strip()
+    except GitError:
+        return ""
+    return ref.removeprefix("refs/heads/")

@@ -416,3 +416,7 @@ class Activity(models.Model):
 
     def __str__(self):
         return f"{self.get_op_type_display()} by {self.act_user_id}"
+
+
+# --- migrations and pull mirrors (issue 7) ----------------------------------------------
+from codehost.migration_models import MigrationTask, Mirror  # noqa: E402, F401

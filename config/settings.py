@@ -236,3 +236,34 @@ CODEHOST_IMPORT_LOCAL_PATHS = env_bool("CODEHOST_IMPORT_LOCAL_PATHS")
 CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS = env_bool("CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS")
 # The version GET /api/v1/version reports; clients switch features on it.
 CODEHOST_GITEA_VERSION = "1.26.3"
+# --- codehost migrations and mirrors ------------------------------------------------
+# Gitea [migrations] ALLOWED_DOMAINS / BLOCKED_DOMAINS: comma lists of host globs, CIDRs or
+# the words external, private, loopback, *. An empty allow list means external hosts only.
+CODEHOST_MIGRATIONS_ALLOWED_DOMAINS = env_list("CODEHOST_MIGRATIONS_ALLOWED_DOMAINS")
+CODEHOST_MIGRATIONS_BLOCKED_DOMAINS = env_list("CODEHOST_MIGRATIONS_BLOCKED_DOMAINS")
+# Key material for stored remote credentials; SECRET_KEY when unset.
+CODEHOST_SECRET_KEY = env_str("CODEHOST_SECRET_KEY")
+# Gitea [git.timeout] MIGRATE and MIRROR: seconds a clone / a mirror update may run.
+CODEHOST_MIGRATION_TIMEOUT = env_int("CODEHOST_MIGRATION_TIMEOUT", 600)
+CODEHOST_MIRROR_TIMEOUT = env_int("CODEHOST_MIRROR_TIMEOUT", 300)
+# How long POST /repos/migrate waits for the worker before giving up (and cleaning up).
+CODEHOST_MIGRATION_WAIT_SECONDS = env_int(
+    "CODEHOST_MIGRATION_WAIT_SECONDS", CODEHOST_MIGRATION_TIMEOUT + 60
+)
+# Gitea [mirror] DEFAULT_INTERVAL and MIN_INTERVAL (Go duration strings).
+CODEHOST_MIRROR_DEFAULT_INTERVAL = env_str("CODEHOST_MIRROR_DEFAULT_INTERVAL", "8h")
+CODEHOST_MIRROR_MIN_INTERVAL = env_str("CODEHOST_MIRROR_MIN_INTERVAL", "10m")
+# Gitea's update_mirrors cron queues at most this many due mirrors per run.
+CODEHOST_MIRROR_BATCH = env_int("CODEHOST_MIRROR_BATCH", 50)
+# Merged into whatever schedule other apps' blocks define.
+CELERY_BEAT_SCHEDULE = {
+    **globals().get("CELERY_BEAT_SCHEDULE", {}),
+    "codehost-queue-due-mirrors": {
+        "task": "codehost.queue_due_mirrors",
+        "schedule": env_int("CODEHOST_MIRROR_CHECK_SECONDS", 60),
+    },
+    "codehost-reap-stuck-migrations": {
+        "task": "codehost.reap_stuck_work",
+        "schedule": env_int("CODEHOST_REAPER_SECONDS", 300),
+    },
+}

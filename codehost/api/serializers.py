@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from codehost.access import Access, Actor
 from codehost.errors import Unprocessable
+from codehost.mirrors import format_go_duration, mirror_of
 from codehost.models import AccessMode, OpType, Owner, Repository, Team, UnitType
 
 ZERO_TIME = "0001-01-01T00:00:00+00:00"
@@ -343,6 +344,7 @@ class RepositorySerializer(serializers.Serializer):
 
 def render_repository(repo: Repository, context: dict, with_parent: bool) -> dict:
     access: Access = (context.get("access") or {}).get(repo.pk) or Access()
+    mirror = mirror_of(repo)
     owner = repo.owner
     units = repo.units
     full_name = f"{owner.name}/{repo.name}"
@@ -440,9 +442,9 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
         {
             "avatar_url": "",
             "internal": not repo.private and owner.visibility == "private",
-            "mirror_interval": "",
+            "mirror_interval": format_go_duration(mirror.interval_seconds) if mirror else "",
             "object_format_name": "sha1",
-            "mirror_updated": ZERO_TIME,
+            "mirror_updated": gitea_time(mirror.updated) if mirror else ZERO_TIME,
             "topics": list(repo.topics),
             "licenses": [],
         }

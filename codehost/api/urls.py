@@ -1,6 +1,7 @@
 from django.urls import path, re_path
 
 from codehost.api.base import GiteaUnknownPathView
+from codehost.api.migration_views import MigrateRepositoryView, MirrorSyncView
 from codehost.api.views import repos, teams, users
 
 urlpatterns = [
@@ -28,6 +29,9 @@ urlpatterns = [
         "repos/<str:owner>/<str:repo>/collaborators/<str:collaborator>",
         repos.RepoCollaboratorView.as_view(),
     ),
+    # migrations and pull mirrors
+    path("repos/migrate", MigrateRepositoryView.as_view()),
+    path("repos/<str:owner>/<str:repo>/mirror-sync", MirrorSyncView.as_view()),
     # accounts, organizations and the rest clients need
     path("admin/users", users.AdminUsersView.as_view()),
     path("admin/users/<str:username>/orgs", users.AdminUserOrgsView.as_view()),

@@ -13,7 +13,7 @@ from codehost.models import Owner, Repository, Team
 TRUE_WORDS = {"1", "t", "true"}
 FALSE_WORDS = {"0", "f", "false"}
 
-REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user")
+REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
 
 
 def query_bool(request, name: str, default: bool | None = False) -> bool | None:

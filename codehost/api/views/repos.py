@@ -6,7 +6,7 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import access, services
+from codehost import access, mirrors, services
 from codehost.api.base import GiteaViewMixin
 from codehost.api.serializers import (
     AddCollaboratorOptionSerializer,
@@ -203,6 +203,8 @@ class RepoView(RepoViewMixin, APIView):
             )
         data = parse_body(EditRepoOptionSerializer, request.data)
         services.edit_repo(self.actor, found, repo_edit(data))
+        if found.is_mirror:
+            mirrors.edit_mirror(found, data.get("mirror_interval"), data.get("enable_prune"))
         return render_repo(self.actor, found)
 
     @extend_schema(tags=TAGS, operation_id="repoDelete", responses={204: None})

@@ -1,0 +1,403 @@
+"""POST /repos/migrate: the checks made before any work, the repository record created in
+"being migrated", the worker's clone, and the removal of whatever failed, crashed or was
+given up on.
+
+A migration's final directory only appears in the worker's last transaction, the one that
+marks it succeeded; until then git writes into a staging directory named after the task,
+so cleaning up a failed migration never races a half-written repository into place.
+"""
+
+import fnmatch
+import logging
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.dispatch import Signal
+from django.utils import timezone
+from rest_framework.exceptions import APIException
+
+from codehost import access, credentials, git, mirrors, names, services
+from codehost.access import Actor
+from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
+from codehost.remote_address import CloneSource, detect_service, parse_clone_address, scrub
+from codehost.signals import ensure_user_owner
+
+logger = logging.getLogger(__name__)
+
+# Sent (inside the worker's final transaction) when a migration succeeded.
+repository_migrated = Signal()
+
+STAGING_DIR = ".migrating"
+# Units of a pull mirror in Gitea: no pull requests, no actions.
+MIRROR_DROPPED_UNITS = ("repo.pulls", "repo.actions")
+AUTH_FAILURE_MARKERS = (
+    "Authentication failed",
+    "Bad credentials",
+    "could not read Username",
+    "could not read Password",
+)
+# Gitea's service names -> its numbering (`original_service_type`).
+SERVICE_TYPES = {choice.label: choice for choice in ServiceType}
+CONFLICT_MESSAGE = "The repository with the same name already exists."
+CRASH_MESSAGE = "the migration worker stopped before finishing"
+
+
+class MigrationError(APIException):
+    """A migration refused or failed, with the status rule 7 gives it."""
+
+    def __init__(self, status: int, message: str):
+        self.status_code = status
+        super().__init__(message)
+
+
+@dataclass
+class MigrationRequest:
+    clone_addr: str
+    repo_name: str
+    repo_owner: str = ""
+    uid: int | None = None
+    service: str = ""
+    auth_username: str = ""
+    auth_password: str = ""
+    auth_token: str = ""
+    mirror: bool = False
+    mirror_interval: str = ""
+    private: bool = False
+    description: str = ""
+    wiki: bool = False
+    issues: bool = False
+    milestones: bool = False
+    labels: bool = False
+    pull_requests: bool = False
+    releases: bool = False
+    lfs: bool = False
+
+
+# --- before any work -----------------------------------------------------------------
+
+
+def resolve_owner(doer, request: MigrationRequest) -> Owner:
+    """`repo_owner`, else `uid`, else the caller; unknown -> 422 (Gitea's wording)."""
+    if request.repo_owner:
+        owner = Owner.objects.filter(lower_name=request.repo_owner.lower()).first()
+        if owner is None:
+            raise MigrationError(422, f"user does not exist [uid: 0, name: {request.repo_owner}]")
+        return owner
+    if request.uid:
+        owner = Owner.objects.filter(pk=request.uid).first()
+        if owner is None:
+            raise MigrationError(422, f"user does not exist [uid: {request.uid}, name: ]")
+        return owner
+    return services.user_owner(doer)
+
+
+def check_may_migrate_into(doer, owner: Owner) -> None:
+    if doer.is_superuser or owner.user_id == doer.pk:
+        return
+    if not owner.is_organization:
+        raise MigrationError(403, "Given user is not an organization.")
+    if not access.is_org_owner(Actor(owner=services.user_owner(doer)), owner):
+        raise MigrationError(403, "Given user is not owner of organization.")
+
+
+def check_repo_name(name: str) -> None:
+    """The shared name rules, worded as Gitea's migrate handler words them."""
+    lowered = name.strip().lower()
+    if lowered in names.REPO_RESERVED:
+        raise MigrationError(422, f"The username '{name}' is reserved.")
+    for pattern in names.REPO_PATTERNS:
+        if fnmatch.fnmatchcase(lowered, pattern):
+            raise MigrationError(422, f"The pattern '{pattern}' is not allowed in a username.")
+    if ".." in name:
+        raise MigrationError(422, f"The username '{name}' contains invalid characters.")
+
+
+def check_creation_limit(doer, owner: Owner) -> None:
+    limit = services.creation_limit(owner)
+    if doer.is_superuser or limit < 0:
+        return
+    if owner.num_repos >= limit:
+        raise MigrationError(422, f"You have already reached your limit of {limit} repositories.")
+
+
+def remote_credentials(request: MigrationRequest, source: CloneSource):
+    """auth_username/auth_password, else a token (as Gitea's downloaders send it), else
+    whatever was written into the address."""
+    if request.auth_username or request.auth_password:
+        return credentials.RemoteCredentials(request.auth_username, request.auth_password)
+    if request.auth_token:
+        return credentials.RemoteCredentials(request.auth_username or "oauth2", request.auth_token)
+    return credentials.RemoteCredentials(source.username, source.password)
+
+
+def effective_options(request: MigrationRequest) -> dict:
+    """Rule 6: comments always, except that a mirror migrates no issue-tracker items."""
+    items = {
+        "wiki": request.wiki,
+        "issues": request.issues,
+        "milestones": request.milestones,
+        "labels": request.labels,
+        "comments": True,
+        "pull_requests": request.pull_requests,
+        "releases": request.releases,
+        "lfs": False,
+    }
+    if request.mirror:
+        for key in ("issues", "milestones", "labels", "comments", "pull_requests", "releases"):
+            items[key] = False
+    return {"mirror": request.mirror, **items}
+
+
+def start_migration(doer, request: MigrationRequest) -> MigrationTask:
+    """Every check, then the repository (being migrated) and its task, queued on commit."""
+    owner = resolve_owner(doer, request)
+    check_may_migrate_into(doer, owner)
+    may_import_local = settings.CODEHOST_IMPORT_LOCAL_PATHS and doer.is_superuser
+    source = parse_clone_address(request.clone_addr, may_import_local=may_import_local)
+    interval = (
+        mirrors.interval_seconds(
+            request.mirror_interval or settings.CODEHOST_MIRROR_DEFAULT_INTERVAL
+        )
+        if request.mirror
+        else 0
+    )
+    check_repo_name(request.repo_name)
+    service = detect_service(request.service, source)
+    remote = remote_credentials(request, source)
+    units = Repository._meta.get_field("units").get_default()
+    if request.mirror:
+        units = {key: value for key, value in units.items() if key not in MIRROR_DROPPED_UNITS}
+    try:
+        with transaction.atomic():
+            # Serialises creations per owner so the limit check cannot be raced past.
+            owner = Owner.objects.select_for_update().get(pk=owner.pk)
+            check_creation_limit(doer, owner)
+            repo = Repository.objects.create(
+                owner=owner,
+                name=request.repo_name,
+                description=request.description,
+                private=request.private or settings.CODEHOST_FORCE_PRIVATE,
+                is_mirror=request.mirror,
+                status=Repository.Status.BEING_MIGRATED,
+                original_url=source.url,
+                original_service_type=SERVICE_TYPES[service],
+                default_branch=settings.CODEHOST_DEFAULT_BRANCH,
+                units=units,
+                num_watches=1,
+            )
+            # Owner's repository count and the org teams that include every repository.
+            services._after_repo_created(repo, owner)
+            encrypted = credentials.encrypt(remote)
+            if request.mirror:
+                Mirror.objects.create(
+                    repo=repo, interval_seconds=interval, encrypted_credentials=encrypted
+                )
+            task = MigrationTask.objects.create(
+                repo=repo,
+                doer=doer,
+                owner=owner,
+                repo_name=request.repo_name,
+                clone_addr=source.url,
+                encrypted_credentials=encrypted,
+                service=service,
+                options=effective_options(request),
+            )
+            transaction.on_commit(lambda: queue_migration(task.pk))
+    except IntegrityError as error:
+        raise MigrationError(409, CONFLICT_MESSAGE) from error
+    return task
+
+
+def queue_migration(task_id: int) -> None:
+    from codehost.tasks import migrate_repository
+
+    migrate_repository.delay(task_id)
+
+
+# --- the caller's wait -----------------------------------------------------------------
+
+
+def wait_for_migration(task_id: int, seconds: float) -> MigrationTask:
+    """Poll our own record until the worker is done; past `seconds`, give up and clean up."""
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
+        task = MigrationTask.objects.get(pk=task_id)
+        if task.status in (MigrationTask.Status.SUCCEEDED, MigrationTask.Status.FAILED):
+            return task
+        # Most migrations finish within seconds: answer promptly, then poll less often.
+        waited = time.monotonic() - began
+        time.sleep(0.02 if waited < 5 else 0.25)
+    fail_migration(task_id, 500, f"the migration did not finish within {int(seconds)} seconds")
+    return MigrationTask.objects.get(pk=task_id)
+
+
+def raise_if_failed(task: MigrationTask) -> None:
+    if task.status == MigrationTask.Status.FAILED:
+        raise MigrationError(task.error_status or 500, task.error)
+
+
+# --- the worker's part -----------------------------------------------------------------
+
+
+def staging_path(task_id: int) -> Path:
+    return git.root() / STAGING_DIR / f"{task_id}.git"
+
+
+def classify_git_error(message: str) -> tuple[int, str]:
+    """Rule 7 for what git said: authentication and git fatal errors 422, else 500."""
+    if any(marker in message for marker in AUTH_FAILURE_MARKERS):
+        return 422, f"Authentication failed: {message}."
+    if "fatal:" in message:
+        return 422, f"Migration failed: {message}."
+    return 500, message
+
+
+def run_migration(task_id: int) -> None:
+    """Clone into staging, then move into place; idempotent for a redelivered message."""
+    with transaction.atomic():
+        task = MigrationTask.objects.select_for_update().filter(pk=task_id).first()
+        if task is None or task.status in (
+            MigrationTask.Status.SUCCEEDED,
+            MigrationTask.Status.FAILED,
+        ):
+            return
+        crashed = task.status == MigrationTask.Status.RUNNING
+        if not crashed:
+            task.status = MigrationTask.Status.RUNNING
+            task.started = timezone.now()
+        task.attempts += 1
+        task.save(update_fields=["status", "started", "attempts"])
+    if crashed:
+        # Delivered again because the worker running it died: as Gitea when the handler
+        # crashes, the repository goes and the caller gets an error.
+        fail_migration(task_id, 500, CRASH_MESSAGE)
+        return
+    staging = staging_path(task_id)
+    git.delete(staging)
+    remote = credentials.RemoteCredentials()
+    try:
+        remote = credentials.decrypt(task.encrypted_credentials)
+        git.clone_mirror(
+            task.clone_addr,
+            staging,
+            timeout=settings.CODEHOST_MIGRATION_TIMEOUT,
+            username=remote.username,
+            password=remote.password,
+        )
+        if not task.options.get("mirror"):
+            git.remove_origin(staging)
+    except (git.GitError, credentials.CredentialsUnreadable) as error:
+        git.delete(staging)
+        status, message = classify_git_error(scrub(str(error), remote.secrets))
+        logger.warning("migration %s failed: %s", task_id, message)
+        fail_migration(task_id, status, message)
+        return
+    finish_migration(task_id, staging)
+
+
+def finish_migration(task_id: int, staging: Path) -> None:
+    with transaction.atomic():
+        task = (
+            MigrationTask.objects.select_for_update(of=("self",))
+            .select_related("repo__owner", "doer")
+            .filter(pk=task_id)
+            .first()
+        )
+        if task is None or task.status != MigrationTask.Status.RUNNING or task.repo is None:
+            # Given up on (the caller stopped waiting) while git was cloning.
+            git.delete(staging)
+            return
+        repo = task.repo
+        target = git.repo_path(repo.owner.name, repo.name)
+        try:
+            git.move(staging, target)
+        except git.GitError:
+            git.delete(staging)
+            transaction.on_commit(
+                lambda: fail_migration(
+                    task_id,
+                    409,
+                    "Files already exist for this repository. Adopt them or delete them.",
+                )
+            )
+            return
+        now = timezone.now()
+        repo.status = Repository.Status.READY
+        repo.is_empty = git.is_empty(target)
+        repo.size = git.size(target)
+        repo.default_branch = git.default_branch(target) or repo.default_branch
+        repo.save(update_fields=["status", "is_empty", "size", "default_branch", "updated_at"])
+        if repo.is_mirror:
+            Mirror.objects.filter(repo=repo).update(
+                updated=now,
+                next_update=None
+                if not repo.mirror.interval_seconds
+                else now + timedelta(seconds=repo.mirror.interval_seconds),
+            )
+        task.status = MigrationTask.Status.SUCCEEDED
+        task.finished = now
+        task.save(update_fields=["status", "finished"])
+        repository_migrated.send(sender=MigrationTask, task=task, repo=repo)
+
+
+def fail_migration(task_id: int, status: int, message: str) -> bool:
+    """Mark failed and remove the repository, record and directories; False if it had
+    already finished either way."""
+    with transaction.atomic():
+        task = (
+            MigrationTask.objects.select_for_update(of=("self",))
+            .select_related("repo__owner")
+            .filter(pk=task_id)
+            .first()
+        )
+        if task is None or task.status in (
+            MigrationTask.Status.SUCCEEDED,
+            MigrationTask.Status.FAILED,
+        ):
+            return False
+        task.status = MigrationTask.Status.FAILED
+        task.error_status = status
+        task.error = message
+        task.finished = timezone.now()
+        task.save(update_fields=["status", "error_status", "error", "finished"])
+        repo = task.repo
+        git.delete(staging_path(task_id))
+        if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:
+            git.delete(git.repo_path(repo.owner.name, repo.name))
+            services.delete_repo(repo)
+    return True
+
+
+def reap_stuck_migrations() -> int:
+    """Migrations nobody finished (web and worker both gone) fail and are removed; staging
+    directories of finished migrations are swept."""
+    limit = timezone.now() - timedelta(seconds=settings.CODEHOST_MIGRATION_WAIT_SECONDS + 60)
+    stuck = MigrationTask.objects.filter(
+        status__in=[MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING],
+        created__lt=limit,
+    ).values_list("pk", flat=True)
+    reaped = sum(fail_migration(task_id, 500, CRASH_MESSAGE) for task_id in stuck)
+    staging_root = git.root() / STAGING_DIR
+    if staging_root.is_dir():
+        active = set(
+            MigrationTask.objects.filter(
+                status__in=[MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING]
+            ).values_list("pk", flat=True)
+        )
+        for entry in staging_root.iterdir():
+            if entry.name.removesuffix(".git") not in {str(pk) for pk in active}:
+                git.delete(entry)
+    return reaped
+
+
+def record_migration_activity(sender, task: MigrationTask, repo: Repository, **kwargs) -> None:
+    """The feed side of the migration notification: create_repo, as Gitea's feed notifier."""
+    actor = ensure_user_owner(task.doer) or repo.owner
+    services.record_activity(actor, OpType.CREATE_REPO, repo)
+
+
+repository_migrated.connect(record_migration_activity, dispatch_uid="codehost-migration-feed")

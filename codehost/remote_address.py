@@ -1,0 +1,225 @@
+"""Migration clone addresses: parsing, who may import what, which hosts may be reached,
+which hosted service an address belongs to, and scrubbing credentials out of text.
+
+Follows Gitea's forms.ParseRemoteAddr, migrations.IsMigrateURLAllowed and its
+hostmatcher: with no allow list only external (public) addresses are allowed, loopback
+and private networks are added by CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS, and a block
+list always wins. A host name is resolved and every address it resolves to must pass.
+"""
+
+import fnmatch
+import ipaddress
+import os
+import re
+import socket
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from django.conf import settings
+from rest_framework.exceptions import APIException
+
+NETWORK_SCHEMES = ("http", "https", "git")
+LOCAL_FILESYSTEM = "<LOCAL_FILESYSTEM>"
+MASKED_CREDENTIAL = "sanitized-credential"
+# scheme://user[:password]@ in free text (error messages, git output, log lines).
+CREDENTIALS_IN_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^\s/@'\"]+@")
+
+# Hosts whose service is known without the `service` field (Gitea's web form presets).
+KNOWN_HOSTS = {
+    "github.com": "github",
+    "www.github.com": "github",
+    "gitlab.com": "gitlab",
+    "gitea.com": "gitea",
+    "codeberg.org": "gitea",
+    "try.gogs.io": "gogs",
+    "code.onedev.io": "onedev",
+}
+KNOWN_HOST_SUFFIXES = {
+    ".codebasehq.com": "codebase",
+    ".amazonaws.com": "codecommit",
+}
+
+
+class InvalidCloneAddress(APIException):
+    """422, worded as Gitea's handleRemoteAddrError."""
+
+    status_code = 422
+    default_code = "invalid_clone_addr"
+
+    @classmethod
+    def url_error(cls, host: str) -> "InvalidCloneAddress":
+        return cls(
+            f"migration/cloning from '{scrub(host)}' is not allowed: the provided url is invalid"
+        )
+
+    @classmethod
+    def bad_protocol(cls, host: str) -> "InvalidCloneAddress":
+        return cls(
+            f"migration/cloning from '{scrub(host)}' is not allowed: "
+            "the provided url protocol is not allowed"
+        )
+
+    @classmethod
+    def local_not_allowed(cls) -> "InvalidCloneAddress":
+        return cls("You are not allowed to import local repositories.")
+
+    @classmethod
+    def invalid_local_path(cls) -> "InvalidCloneAddress":
+        return cls("Invalid local path, it does not exist or not a directory.")
+
+    @classmethod
+    def disallowed_host(cls) -> "InvalidCloneAddress":
+        return cls("You can not import from disallowed hosts.")
+
+
+@dataclass(frozen=True)
+class CloneSource:
+    """A validated migration source. `url` never carries credentials; they travel apart."""
+
+    url: str
+    host: str
+    is_local: bool
+    # Credentials written into the address itself (https://user:pass@host/...).
+    username: str = ""
+    password: str = ""
+
+
+def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` without URL credentials and without any of `secrets` (passwords, tokens)."""
+    text = CREDENTIALS_IN_URL.sub(rf"\1{MASKED_CREDENTIAL}@", text)
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "********")
+    return text
+
+
+def parse_clone_address(raw: str, *, may_import_local: bool) -> CloneSource:
+    """Validate a clone address as Gitea does; raises InvalidCloneAddress (422)."""
+    address = raw.strip()
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as error:
+        raise InvalidCloneAddress.url_error(address) from error
+    scheme = parts.scheme.lower()
+    if not scheme and ":" in address.split("/", 1)[0]:
+        # scp-like `git@host:path`: as Go's url.Parse, a colon in the first segment is invalid.
+        raise InvalidCloneAddress.url_error(address)
+    if scheme in ("", "file"):
+        return _local_source(parts, may_import_local)
+    if scheme not in NETWORK_SCHEMES or not parts.netloc:
+        raise InvalidCloneAddress.bad_protocol(parts.netloc or address)
+    host = parts.hostname or ""
+    if not host or "\r" in address or "\n" in address or "%0d" in address.lower():
+        raise InvalidCloneAddress.url_error(address)
+    check_host_allowed(host)
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None:
+        netloc = f"{netloc}:{port}"
+    url = urlunsplit((scheme, netloc, parts.path, parts.query, ""))
+    return CloneSource(
+        url=url,
+        host=host,
+        is_local=False,
+        username=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+    )
+
+
+def _local_source(parts, may_import_local: bool) -> CloneSource:
+    if not may_import_local:
+        raise InvalidCloneAddress.local_not_allowed()
+    path = parts.netloc + parts.path if parts.scheme else urlunsplit(parts)
+    if not os.path.isabs(path) or not os.path.isdir(path):
+        raise InvalidCloneAddress.invalid_local_path()
+    return CloneSource(url=os.path.normpath(path), host=LOCAL_FILESYSTEM, is_local=True)
+
+
+def resolve(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    try:
+        return [ipaddress.ip_address(host)]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return []
+    return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+
+
+class HostMatchList:
+    """Gitea's hostmatcher list: built-in names, CIDR networks and host name globs."""
+
+    BUILTINS = ("*", "external", "private", "loopback")
+
+    def __init__(self, entries: list[str]):
+        self.builtins: set[str] = set()
+        self.networks = []
+        self.patterns: list[str] = []
+        for entry in (item.strip().lower() for item in entries):
+            if not entry:
+                continue
+            if entry in self.BUILTINS:
+                self.builtins.add(entry)
+                continue
+            try:
+                self.networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self.patterns.append(entry)
+
+    def is_empty(self) -> bool:
+        return not (self.builtins or self.networks or self.patterns)
+
+    def match_host_name(self, host: str) -> bool:
+        host = host.lower()
+        if "*" in self.builtins or any(fnmatch.fnmatchcase(host, p) for p in self.patterns):
+            return True
+        try:
+            return self.match_ip(ipaddress.ip_address(host))
+        except ValueError:
+            return False
+
+    def match_ip(self, ip) -> bool:
+        if getattr(ip, "ipv4_mapped", None):
+            ip = ip.ipv4_mapped
+        if "*" in self.builtins or any(ip in network for network in self.networks):
+            return True
+        loopback = ip.is_loopback
+        private = ip.is_private and not loopback and not ip.is_link_local and not ip.is_unspecified
+        external = ip.is_global and not ip.is_multicast
+        return (
+            ("loopback" in self.builtins and loopback)
+            or ("private" in self.builtins and private)
+            or ("external" in self.builtins and external)
+        )
+
+
+def check_host_allowed(host: str) -> None:
+    allow = HostMatchList(settings.CODEHOST_MIGRATIONS_ALLOWED_DOMAINS)
+    block = HostMatchList(settings.CODEHOST_MIGRATIONS_BLOCKED_DOMAINS)
+    if allow.is_empty():
+        allow.builtins.add("external")
+    if settings.CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS:
+        allow.builtins.update({"private", "loopback"})
+    addresses = resolve(host)
+    # Every address must be allowed and none blocked: a name that resolves to a public
+    # and a private address could otherwise be used to reach the private one.
+    if block.match_host_name(host) or any(block.match_ip(ip) for ip in addresses):
+        raise InvalidCloneAddress.disallowed_host()
+    if allow.match_host_name(host):
+        return
+    if not addresses or not all(allow.match_ip(ip) for ip in addresses):
+        raise InvalidCloneAddress.disallowed_host()
+
+
+def detect_service(service: str, source: CloneSource) -> str:
+    """Gitea's service name for a migration: the given one when known, else from the host."""
+    if service:
+        return service
+    host = source.host.lower()
+    if host in KNOWN_HOSTS:
+        return KNOWN_HOSTS[host]
+    for suffix, name in KNOWN_HOST_SUFFIXES.items():
+        if host.endswith(suffix) and (name != "codecommit" or host.startswith("git-codecommit.")):
+            return name
+    return "git"

@@ -1,0 +1,26 @@
+"""Code hosting background work. Git work runs on the `git` queue; every task takes ids,
+keeps its state on our own records and may safely run twice (acks_late redelivery)."""
+
+from celery import shared_task
+
+from codehost import migrations_service, mirrors
+
+
+@shared_task(name="codehost.migrate_repository", queue="git", ignore_result=True)
+def migrate_repository(task_id: int) -> None:
+    migrations_service.run_migration(task_id)
+
+
+@shared_task(name="codehost.sync_mirror", queue="git", ignore_result=True)
+def sync_mirror(mirror_id: int) -> None:
+    mirrors.run_sync(mirror_id)
+
+
+@shared_task(name="codehost.queue_due_mirrors", ignore_result=True)
+def queue_due_mirrors() -> int:
+    return mirrors.queue_due_mirrors()
+
+
+@shared_task(name="codehost.reap_stuck_work", ignore_result=True)
+def reap_stuck_work() -> int:
+    return migrations_service.reap_stuck_migrations() + mirrors.reset_stuck_syncs()
