@@ -8,6 +8,8 @@ import base64
 
 import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from config.docs import SERVICES
@@ -30,6 +32,18 @@ def caller_headers(request, admin_user, celery_worker):
     if request.param == "admin":
         return {"Authorization": basic("admin", "password")}
     return {}
+
+
+@pytest.fixture(autouse=True)
+def keep_test_connection():
+    """Schemathesis calls the WSGI app directly, not through Django's test client, so the
+    request_finished signal would close the test's database connection (it is inside the
+    test transaction) and the next request would fail. Do what the test client does."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 def _contract_test(schema):
