@@ -101,6 +101,10 @@ def create_product(store: Store, data: dict) -> Product:
             raise Unprocessable(
                 f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products"
             )
+        if len(variants) > MAX_VARIANTS:
+            raise Unprocessable(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
+        if len(images) > MAX_IMAGES:
+            raise Unprocessable(f"Product is not allowed to have more than {MAX_IMAGES} images")
         categories = _store_categories(store, data.get("categories", []))
         name = _filled(store, data["name"])
         product = Product(

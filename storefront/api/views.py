@@ -52,7 +52,7 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def products(self):
-        categories = Category.objects.prefetch_related(
+        categories = Category.objects.order_by("id").prefetch_related(
             Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
         )
         return Product.objects.filter(store=self.store).prefetch_related(
