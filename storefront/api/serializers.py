@@ -329,6 +329,20 @@ class VariantWriteSerializer(serializers.Serializer):
     cost = _decimal(allow_null=True, required=False)
 
 
+class StockChangeSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(
+        ("replace", "variation"),
+        error_messages={"invalid_choice": "Valid actions are 'replace', 'variation'."},
+    )
+    value = serializers.IntegerField(min_value=-MAX_INT, max_value=MAX_INT, allow_null=True)
+    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
+    def validate(self, data):
+        if data["action"] == "variation" and data["value"] is None:
+            raise serializers.ValidationError({"value": ["A variation needs a number."]})
+        return data
+
+
 class ProductSerializer(FastOutput, serializers.ModelSerializer):
     name = I18nField()
     description = I18nField()
