@@ -200,6 +200,13 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# --- storefront ---------------------------------------------------------------------
+# Lifetime of an OAuth authorization code (Tiendanube: 5 minutes).
+STOREFRONT_OAUTH_CODE_SECONDS = env_int("STOREFRONT_OAUTH_CODE_SECONDS", 300)
+# Leaky bucket per store and app: size and leak per second (Tiendanube: 40 and 2).
+STOREFRONT_RATE_LIMIT_SIZE = env_int("STOREFRONT_RATE_LIMIT_SIZE", 40)
+STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
+
 # --- logging ------------------------------------------------------------------------
 LOGGING = {
     "version": 1,

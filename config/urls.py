@@ -1,8 +1,9 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from config.docs import docs_urls
 from registry.distribution.views import TokenView
+from storefront.api.base import TiendanubeUnknownPathView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -13,6 +14,9 @@ urlpatterns = [
     path("service/token", TokenView.as_view()),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
+    # A store id that is not a number still gets Tiendanube's 404 body.
+    re_path(r"^v1/", TiendanubeUnknownPathView.as_view()),
+    path("apps/", include("storefront.urls")),
     # git smart HTTP: /{owner}/{repo}.git/...
     path("", include("codehost.git_urls")),
 ]

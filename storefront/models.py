@@ -1,0 +1,266 @@
+"""Stores, partner apps and their installations, and the catalogue an app reads and writes.
+
+Internationalized fields (names, descriptions, handles, attribute and variant values)
+are JSON objects keyed by language code, as they travel on the wire.
+"""
+
+from django.conf import settings
+from django.db import models
+
+SCOPES = (
+    "read_content",
+    "write_content",
+    "read_products",
+    "write_products",
+    "read_customers",
+    "write_customers",
+    "read_orders",
+    "write_orders",
+    "read_coupons",
+    "write_coupons",
+    "write_scripts",
+    "write_shipping",
+)
+
+
+class Store(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="stores"
+    )
+    name = models.JSONField(default=dict)
+    description = models.JSONField(default=dict, blank=True)
+    # Active language codes, e.g. ["es", "pt"]; main_language is one of them.
+    languages = models.JSONField(default=list)
+    main_language = models.CharField(max_length=8)
+    currency = models.CharField(max_length=3, default="ARS")
+    country = models.CharField(max_length=2, default="AR")
+    # Set while the store's plan is unpaid: every API call answers 402.
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    suspension_reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.pk}: {self.name.get(self.main_language, '')}"
+
+
+class App(models.Model):
+    """A partner application; its id is the OAuth client_id."""
+
+    name = models.CharField(max_length=100)
+    # Kept readable: webhooks are signed with it (HMAC-SHA256, as Tiendanube does).
+    client_secret = models.CharField(max_length=64)
+    redirect_uri = models.URLField(max_length=500)
+    # Comma-separated scopes the app asks for, e.g. "read_products,write_products".
+    scopes = models.CharField(max_length=300, blank=True)
+    # A recurring charge; an unpaid one suspends the app's installations.
+    recurring_price = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.pk}: {self.name}"
+
+
+class Installation(models.Model):
+    """An app installed in a store by its owner, with the scopes the owner granted."""
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="installations")
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="installations")
+    scopes = models.CharField(max_length=300, blank=True)
+    # Set while the app's recurring charge for this store is unpaid: the API answers 402.
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    suspension_reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["store", "app"], name="storefront_one_install")
+        ]
+
+    def __str__(self):
+        return f"app {self.app_id} in store {self.store_id}"
+
+    @property
+    def scope_set(self) -> set[str]:
+        return {scope for scope in self.scopes.split(",") if scope}
+
+
+class AuthorizationCode(models.Model):
+    """A short-lived, single-use code handed to the app's redirect URI."""
+
+    installation = models.ForeignKey(Installation, on_delete=models.CASCADE, related_name="codes")
+    code_hash = models.CharField(max_length=64, unique=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"code for {self.installation}"
+
+
+class AccessToken(models.Model):
+    """The installation's one token (a new exchange replaces it); stored as sha256 only."""
+
+    installation = models.OneToOneField(
+        Installation, on_delete=models.CASCADE, related_name="token"
+    )
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"token for {self.installation}"
+
+
+class Category(models.Model):
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="categories")
+    name = models.JSONField(default=dict)
+    description = models.JSONField(default=dict, blank=True)
+    handle = models.JSONField(default=dict, blank=True)
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
+    )
+    google_shopping_category = models.CharField(max_length=255, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "categories"
+        indexes = [
+            models.Index(fields=["store", "id"]),
+            models.Index(fields=["store", "created_at"]),
+            models.Index(fields=["store", "updated_at"]),
+        ]
+
+    def __str__(self):
+        return str(next(iter(self.name.values()), self.pk))
+
+
+class Product(models.Model):
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="products")
+    name = models.JSONField(default=dict)
+    description = models.JSONField(default=dict, blank=True)
+    handle = models.JSONField(default=dict, blank=True)
+    # Option names (Color, Size): a list of up to three i18n objects.
+    attributes = models.JSONField(default=list, blank=True)
+    published = models.BooleanField(default=True)
+    free_shipping = models.BooleanField(default=False)
+    requires_shipping = models.BooleanField(default=True)
+    video_url = models.URLField(max_length=500, null=True, blank=True)
+    seo_title = models.CharField(max_length=70, blank=True)
+    seo_description = models.CharField(max_length=320, blank=True)
+    brand = models.CharField(max_length=200, null=True, blank=True)
+    # Comma-separated, as on the wire: "summer, sale".
+    tags = models.CharField(max_length=1000, blank=True)
+    categories = models.ManyToManyField(Category, blank=True, related_name="products")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["store", "id"]),
+            models.Index(fields=["store", "created_at"]),
+            models.Index(fields=["store", "updated_at"]),
+            models.Index(fields=["store", "published"]),
+        ]
+
+    def __str__(self):
+        return str(next(iter(self.name.values()), self.pk))
+
+    @property
+    def canonical_url(self) -> str:
+        """The product's page in the store front (served under /stores/{store_id}/)."""
+        return f"{settings.EXTERNAL_URL}/stores/{self.store_id}/products/{self.pk}/"
+
+
+class ProductImage(models.Model):
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="images")
+    src = models.URLField(max_length=1000)
+    position = models.PositiveIntegerField(default=1)
+    alt = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        indexes = [models.Index(fields=["product", "position"])]
+
+    def __str__(self):
+        return self.src
+
+
+class Variant(models.Model):
+    AGE_GROUPS = ("newborn", "infant", "toddler", "kids", "adult")
+    GENDERS = ("female", "male", "unisex")
+
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="variants")
+    image = models.ForeignKey(
+        ProductImage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    position = models.PositiveIntegerField(default=1)
+    # null price: a "contact us" product.
+    price = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    compare_at_price = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    promotional_price = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    # null stock: not managed (infinite).
+    stock = models.IntegerField(null=True, blank=True)
+    weight = models.DecimalField(max_digits=12, decimal_places=3, default=0)
+    width = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    height = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    depth = models.DecimalField(max_digits=12, decimal_places=2, default=0)
+    sku = models.CharField(max_length=100, null=True, blank=True)
+    # One i18n object per product attribute.
+    values = models.JSONField(default=list, blank=True)
+    barcode = models.CharField(max_length=100, null=True, blank=True)
+    mpn = models.CharField(max_length=100, null=True, blank=True)
+    age_group = models.CharField(max_length=10, null=True, blank=True)
+    gender = models.CharField(max_length=10, null=True, blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        indexes = [
+            models.Index(fields=["product", "position"]),
+            models.Index(fields=["sku"]),
+        ]
+
+    def __str__(self):
+        return self.sku or f"variant {self.pk}"
+
+
+class Script(models.Model):
+    """JavaScript an app adds to the store front of one store."""
+
+    EVENTS = ("onload", "onfirstinteraction")
+    PLACES = ("store", "checkout")
+
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="scripts")
+    app = models.ForeignKey(App, on_delete=models.CASCADE, related_name="scripts")
+    src = models.URLField(max_length=1000)
+    event = models.CharField(max_length=20, default="onload")
+    # Comma-separated subset of PLACES, e.g. "store,checkout".
+    where = models.CharField(max_length=20, default="store")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["store", "app", "id"])]
+
+    def __str__(self):
+        return self.src
+
+
+class RateBucket(models.Model):
+    """Leaky-bucket state of one store+app pair, for deployments without Redis.
+
+    Updated under a row lock so that every process and thread sees one exact level.
+    """
+
+    key = models.CharField(max_length=100, unique=True)
+    level = models.FloatField(default=0)
+    updated = models.FloatField(default=0)
+
+    def __str__(self):
+        return self.key

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from storefront import views
+
+urlpatterns = [
+    path("<int:app_id>/authorize", views.authorize, name="storefront-authorize"),
+    path("authorize/token", views.TokenView.as_view(), name="storefront-token"),
+]
