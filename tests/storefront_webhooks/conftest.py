@@ -1,0 +1,16 @@
+import pytest
+
+from tests.storefront_webhooks.receiver import Receiver
+
+
+@pytest.fixture
+def receiver():
+    server = Receiver().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def insecure_webhooks(settings):
+    """http:// and loopback webhook URLs, as the worker process gets from its environment."""
+    settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE = True
