@@ -10,4 +10,5 @@ urlpatterns = [
     path("api/v2.0/", include("registry.api.urls")),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
+    path("stores/", include("storefront.urls")),
 ]
