@@ -10,5 +10,6 @@ urlpatterns = [
     path("api/v2.0/", include("registry.api.urls")),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
-    path("stores/", include("storefront.urls")),
+    path("apps/", include("storefront.urls")),
+    path("stores/", include("storefront.page_urls")),
 ]

@@ -1,13 +1,8 @@
-"""Store front pages under /stores/<store_id>/ (ids or handles for categories and products)."""
-
 from django.urls import path
 
-from storefront import pages
-
-app_name = "storefront"
+from storefront import views
 
 urlpatterns = [
-    path("<int:store_id>/", pages.home, name="home"),
-    path("<int:store_id>/categories/<str:key>/", pages.category, name="category"),
-    path("<int:store_id>/products/<str:key>/", pages.product, name="product"),
+    path("<int:app_id>/authorize", views.authorize, name="storefront-authorize"),
+    path("authorize/token", views.TokenView.as_view(), name="storefront-token"),
 ]

@@ -1,18 +1,112 @@
-"""Tiendanube v1 wire conventions, set once for every store API view."""
+"""Tiendanube v1 wire conventions, set once for every store API view.
 
+Order of checks on each request: bearer token of this store (401), rate-limit bucket
+(429), User-Agent (400), suspension of the store or of the app's installation (402),
+scope (403), Content-Type of a body (415); then the view. Every response carries
+X-Main-Language, and every response to an identified app the X-Rate-Limit-* headers.
+"""
+
+from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
 
 from config.views import ServiceViewMixin, UnknownPathView
-from storefront.api.exceptions import tiendanube_exception_handler
+from storefront import ratelimit
+from storefront.api.authentication import BearerTokenAuthentication
+from storefront.api.exceptions import (
+    MissingUserAgent,
+    PaymentRequired,
+    TooManyRequests,
+    tiendanube_exception_handler,
+)
 from storefront.api.pagination import TiendanubePagination
+from storefront.api.permissions import InstalledInThisStore, check_scope
+from storefront.api.schema import TiendanubeAutoSchema
+from storefront.models import Store
+
+# Ids in paths are bigint columns; larger numbers cannot name anything.
+MAX_ID = 2**63 - 1
 
 
 class TiendanubeViewMixin(ServiceViewMixin):
-    authentication_classes = []
-    permission_classes = [AllowAny]
+    authentication_classes = [BearerTokenAuthentication]
+    permission_classes = [InstalledInThisStore]
     pagination_class = TiendanubePagination
     exception_handler = staticmethod(tiendanube_exception_handler)
+    schema = TiendanubeAutoSchema()
+    # Scope pair guarding the resource ("products" -> read_products/write_products).
+    resource_scope: str | None = None
+
+    def initial(self, request, *args, **kwargs):
+        if any(isinstance(value, int) and value > MAX_ID for value in kwargs.values()):
+            raise NotFound("No such resource")
+        super().initial(request, *args, **kwargs)
+        installation = request.auth
+        self.store = installation.store
+        self.bucket = ratelimit.take(installation.store_id, installation.app_id)
+        if not self.bucket.allowed:
+            raise TooManyRequests()
+        if not request.headers.get("User-Agent", "").strip():
+            raise MissingUserAgent()
+        if self.store.suspended_at or installation.suspended_at:
+            raise PaymentRequired()
+        check_scope(request, self.resource_scope)
+        if _has_body(request) and not request.content_type:
+            raise UnsupportedMediaType("", "Content-Type application/json is required")
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["store"] = getattr(self, "store", None)
+        return context
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        main_language = self._main_language(kwargs.get("store_id"))
+        if main_language:
+            response["X-Main-Language"] = main_language
+        bucket = getattr(self, "bucket", None)
+        if bucket is not None:
+            for name, value in bucket.headers.items():
+                response[name] = value
+        if 200 <= response.status_code < 300 and "fields" in request.query_params:
+            response.data = trim_fields(response.data, request.query_params["fields"])
+        if request.method == "HEAD":
+            response.data = None
+        return response
+
+    def _main_language(self, store_id) -> str | None:
+        store = getattr(self, "store", None)
+        if store is not None:
+            return store.main_language
+        if not isinstance(store_id, int) or store_id > MAX_ID:
+            return None
+        return Store.objects.filter(pk=store_id).values_list("main_language", flat=True).first()
+
+
+def _has_body(request) -> bool:
+    meta = request.META
+    try:
+        length = int(meta.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    return length > 0 or "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower()
+
+
+def trim_fields(data, fields: str):
+    """Keep only the comma-separated `fields` of an object or of each object in a list."""
+    wanted = {name.strip() for name in fields.split(",") if name.strip()}
+    if not wanted:
+        return data
+    if isinstance(data, list):
+        return [trim_fields(item, fields) for item in data]
+    if isinstance(data, dict):
+        return {key: value for key, value in data.items() if key in wanted}
+    return data
 
 
 class TiendanubeUnknownPathView(TiendanubeViewMixin, UnknownPathView):
     not_found_message = "Not Found"
+    authentication_classes = []
+    permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        UnknownPathView.initial(self, request, *args, **kwargs)

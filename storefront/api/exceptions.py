@@ -6,7 +6,7 @@ everything else is {"code": <status>, "message": <reason phrase>, "description":
 
 from http import HTTPStatus
 
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.response import Response
 
 from config.exceptions import describe
@@ -28,3 +28,25 @@ def tiendanube_exception_handler(exc, context):
     else:
         body = tiendanube_error_body(info.status, info.message)
     return Response(body, status=info.status, headers=info.headers)
+
+
+class PaymentRequired(APIException):
+    status_code = 402
+    default_detail = "The store or the app's subscription must be paid to use the API"
+
+
+class TooManyRequests(APIException):
+    status_code = 429
+    default_detail = "Rate limit exceeded: the bucket is full, retry when it has leaked"
+
+
+class Unprocessable(APIException):
+    """A business rule refused the request (422 in the {code, message, description} form)."""
+
+    status_code = 422
+    default_detail = "Unprocessable Entity"
+
+
+class MissingUserAgent(APIException):
+    status_code = 400
+    default_detail = "The User-Agent header is required: your app's name and a contact"

@@ -1,0 +1,341 @@
+"""Store API views: thin. Conventions live on TiendanubeViewMixin, wire names in the
+serializers, rules in storefront.catalog, query parameters in filters."""
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework.exceptions import NotFound
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from storefront import catalog
+from storefront.api import filters
+from storefront.api.base import TiendanubeViewMixin
+from storefront.api.serializers import (
+    CategorySerializer,
+    CategoryWriteSerializer,
+    ProductImageSerializer,
+    ProductImageWriteSerializer,
+    ProductSerializer,
+    ProductWriteSerializer,
+    ScriptSerializer,
+    ScriptWriteSerializer,
+    StoreSerializer,
+    VariantSerializer,
+    VariantWriteSerializer,
+)
+from storefront.models import Category, Product, ProductImage, Script, Store, Variant
+
+
+class StoreView(TiendanubeViewMixin, GenericAPIView):
+    serializer_class = StoreSerializer
+    queryset = Store.objects.all()
+
+    def get(self, request, store_id):
+        return Response(self.get_serializer(self.store).data)
+
+
+class CatalogView(TiendanubeViewMixin, GenericAPIView):
+    resource_scope = "products"
+
+    def validated_body(self, serializer_class, partial: bool = False, many: bool = False):
+        serializer = serializer_class(
+            data=request_data(self.request, many),
+            partial=partial,
+            many=many,
+            context=self.get_serializer_context(),
+        )
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def page(self, queryset):
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    def products(self):
+        categories = Category.objects.prefetch_related(
+            Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
+        )
+        return Product.objects.filter(store=self.store).prefetch_related(
+            "variants", "images", Prefetch("categories", queryset=categories)
+        )
+
+    def product(self) -> Product:
+        return self.one(
+            Product.objects.filter(store=self.store).select_related("store"),
+            self.kwargs["product_id"],
+            "Product",
+        )
+
+    @staticmethod
+    def one(queryset, pk, kind: str):
+        found = queryset.filter(pk=pk).first()
+        if found is None:
+            raise NotFound(f"{kind} with such id does not exist")
+        return found
+
+
+def request_data(request, many: bool):
+    """The body; PUT may come without one (Content-Length zero)."""
+    data = request.data
+    if many:
+        return data if isinstance(data, list) else []
+    return data if isinstance(data, dict) else {}
+
+
+# --- products --------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    get=extend_schema(parameters=[filters.ProductFilters], responses=ProductSerializer(many=True)),
+    post=extend_schema(request=ProductWriteSerializer, responses={201: ProductSerializer}),
+)
+class ProductListView(CatalogView):
+    serializer_class = ProductSerializer
+    queryset = Product.objects.all()
+
+    def get(self, request, store_id):
+        params = filters.validated(filters.ProductFilters, request)
+        return self.page(filters.filter_products(self.products(), params, self.store))
+
+    def post(self, request, store_id):
+        product = catalog.create_product(self.store, self.validated_body(ProductWriteSerializer))
+        return Response(self.get_serializer(self.products().get(pk=product.pk)).data, status=201)
+
+
+@extend_schema_view(
+    put=extend_schema(request=ProductWriteSerializer, responses=ProductSerializer),
+)
+class ProductDetailView(CatalogView):
+    serializer_class = ProductSerializer
+    queryset = Product.objects.all()
+
+    def get(self, request, store_id, product_id):
+        return Response(self.get_serializer(self.one(self.products(), product_id, "Product")).data)
+
+    def put(self, request, store_id, product_id):
+        data = self.validated_body(ProductWriteSerializer, partial=True)
+        catalog.update_product(self.product(), data)
+        return Response(self.get_serializer(self.products().get(pk=product_id)).data)
+
+    def delete(self, request, store_id, product_id):
+        catalog.delete_product(self.product())
+        return Response({})
+
+
+class ProductBySkuView(CatalogView):
+    serializer_class = ProductSerializer
+    queryset = Product.objects.all()
+
+    def get(self, request, store_id, sku):
+        product = (
+            self.products().filter(variants__sku=sku).order_by("id").first()
+            if "\x00" not in sku
+            else None
+        )
+        if product is None:
+            raise NotFound("Product with such sku does not exist")
+        return Response(self.get_serializer(product).data)
+
+
+# --- variants --------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    get=extend_schema(parameters=[filters.TimeFilters], responses=VariantSerializer(many=True)),
+    post=extend_schema(request=VariantWriteSerializer, responses={201: VariantSerializer}),
+    put=extend_schema(
+        operation_id="v1_products_variants_replace",
+        request=VariantWriteSerializer(many=True),
+        responses=VariantSerializer(many=True),
+    ),
+)
+class VariantListView(CatalogView):
+    serializer_class = VariantSerializer
+    queryset = Variant.objects.all()
+
+    def get(self, request, store_id, product_id):
+        params = filters.validated(filters.TimeFilters, request)
+        variants = self.product().variants.order_by("position", "id")
+        return self.page(filters.filter_by_time(variants, params))
+
+    def post(self, request, store_id, product_id):
+        variant = catalog.create_variant(
+            self.product(), self.validated_body(VariantWriteSerializer)
+        )
+        return Response(self.get_serializer(variant).data, status=201)
+
+    def put(self, request, store_id, product_id):
+        product = self.product()
+        items = self.validated_body(VariantWriteSerializer, many=True)
+        variants = catalog.replace_variants(product, items)
+        return Response(self.get_serializer(variants, many=True).data)
+
+
+@extend_schema_view(
+    put=extend_schema(request=VariantWriteSerializer, responses=VariantSerializer),
+)
+class VariantDetailView(CatalogView):
+    serializer_class = VariantSerializer
+    queryset = Variant.objects.all()
+
+    def variant(self) -> Variant:
+        variants = Variant.objects.filter(product=self.product())
+        return self.one(variants, self.kwargs["variant_id"], "Variant")
+
+    def get(self, request, store_id, product_id, variant_id):
+        return Response(self.get_serializer(self.variant()).data)
+
+    def put(self, request, store_id, product_id, variant_id):
+        data = self.validated_body(VariantWriteSerializer, partial=True)
+        return Response(self.get_serializer(catalog.update_variant(self.variant(), data)).data)
+
+    def delete(self, request, store_id, product_id, variant_id):
+        catalog.delete_variant(self.variant())
+        return Response({})
+
+
+# --- images ----------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[filters.ImageFilters], responses=ProductImageSerializer(many=True)
+    ),
+    post=extend_schema(
+        request=ProductImageWriteSerializer, responses={201: ProductImageSerializer}
+    ),
+)
+class ImageListView(CatalogView):
+    serializer_class = ProductImageSerializer
+    queryset = ProductImage.objects.all()
+
+    def get(self, request, store_id, product_id):
+        params = filters.validated(filters.ImageFilters, request)
+        return self.page(filters.filter_images(self.product().images.all(), params))
+
+    def post(self, request, store_id, product_id):
+        data = self.validated_body(ProductImageWriteSerializer)
+        image = catalog.create_image(self.product(), data)
+        return Response(self.get_serializer(image).data, status=201)
+
+
+@extend_schema_view(
+    put=extend_schema(request=ProductImageWriteSerializer, responses=ProductImageSerializer),
+)
+class ImageDetailView(CatalogView):
+    serializer_class = ProductImageSerializer
+    queryset = ProductImage.objects.all()
+
+    def image(self) -> ProductImage:
+        images = ProductImage.objects.filter(product=self.product())
+        return self.one(images, self.kwargs["image_id"], "Image")
+
+    def get(self, request, store_id, product_id, image_id):
+        return Response(self.get_serializer(self.image()).data)
+
+    def put(self, request, store_id, product_id, image_id):
+        data = self.validated_body(ProductImageWriteSerializer, partial=True)
+        return Response(self.get_serializer(catalog.update_image(self.image(), data)).data)
+
+    def delete(self, request, store_id, product_id, image_id):
+        catalog.delete_image(self.image())
+        return Response({})
+
+
+# --- categories ------------------------------------------------------------------------
+
+
+class CategoryView(CatalogView):
+    serializer_class = CategorySerializer
+    queryset = Category.objects.all()
+
+    def categories(self):
+        return Category.objects.filter(store=self.store).prefetch_related(
+            Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
+        )
+
+    def category(self) -> Category:
+        return self.one(
+            Category.objects.filter(store=self.store).select_related("store"),
+            self.kwargs["category_id"],
+            "Category",
+        )
+
+
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[filters.CategoryFilters], responses=CategorySerializer(many=True)
+    ),
+    post=extend_schema(request=CategoryWriteSerializer, responses={201: CategorySerializer}),
+)
+class CategoryListView(CategoryView):
+    def get(self, request, store_id):
+        params = filters.validated(filters.CategoryFilters, request)
+        return self.page(filters.filter_categories(self.categories(), params, self.store))
+
+    def post(self, request, store_id):
+        category = catalog.create_category(self.store, self.validated_body(CategoryWriteSerializer))
+        return Response(self.get_serializer(self.categories().get(pk=category.pk)).data, status=201)
+
+
+@extend_schema_view(
+    put=extend_schema(request=CategoryWriteSerializer, responses=CategorySerializer),
+)
+class CategoryDetailView(CategoryView):
+    def get(self, request, store_id, category_id):
+        category = self.one(self.categories(), category_id, "Category")
+        return Response(self.get_serializer(category).data)
+
+    def put(self, request, store_id, category_id):
+        data = self.validated_body(CategoryWriteSerializer, partial=True)
+        catalog.update_category(self.category(), data)
+        return Response(self.get_serializer(self.categories().get(pk=category_id)).data)
+
+    def delete(self, request, store_id, category_id):
+        catalog.delete_category(self.category())
+        return Response({})
+
+
+# --- scripts ---------------------------------------------------------------------------
+
+
+class ScriptView(CatalogView):
+    resource_scope = "scripts"
+    serializer_class = ScriptSerializer
+    queryset = Script.objects.all()
+
+    def scripts(self):
+        """An app sees and changes only its own scripts."""
+        return Script.objects.filter(store=self.store, app_id=self.request.auth.app_id)
+
+
+@extend_schema_view(
+    get=extend_schema(parameters=[filters.ScriptFilters], responses=ScriptSerializer(many=True)),
+    post=extend_schema(request=ScriptWriteSerializer, responses={201: ScriptSerializer}),
+)
+class ScriptListView(ScriptView):
+    def get(self, request, store_id):
+        params = filters.validated(filters.ScriptFilters, request)
+        return self.page(filters.filter_scripts(self.scripts(), params))
+
+    def post(self, request, store_id):
+        data = self.validated_body(ScriptWriteSerializer)
+        script = catalog.create_script(self.store, self.request.auth.app, data)
+        return Response(self.get_serializer(script).data, status=201)
+
+
+@extend_schema_view(
+    put=extend_schema(request=ScriptWriteSerializer, responses=ScriptSerializer),
+)
+class ScriptDetailView(ScriptView):
+    def get(self, request, store_id, script_id):
+        return Response(self.get_serializer(self.one(self.scripts(), script_id, "Script")).data)
+
+    def put(self, request, store_id, script_id):
+        data = self.validated_body(ScriptWriteSerializer, partial=True)
+        script = self.one(self.scripts(), script_id, "Script")
+        return Response(self.get_serializer(catalog.update_script(script, data)).data)
+
+    def delete(self, request, store_id, script_id):
+        catalog.delete_script(self.one(self.scripts(), script_id, "Script"))
+        return Response({})

@@ -1,0 +1,190 @@
+"""OAuth 2 install flow (tiendanube.md section 2): consent, code, token exchange."""
+
+from datetime import timedelta
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+from django.utils import timezone
+
+from config.auth import hash_token
+from storefront.models import AccessToken, AuthorizationCode, Installation
+from tests.storefront.factories import AppFactory, StoreFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(client):
+    user = UserFactory(username="merchant")
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def store(owner):
+    return StoreFactory(owner=owner)
+
+
+@pytest.fixture
+def app():
+    return AppFactory(scopes="read_products,write_scripts", redirect_uri="https://app.example/cb")
+
+
+def approve(client, app, store, state="xyz") -> dict:
+    response = client.post(
+        f"/apps/{app.pk}/authorize?state={state}",
+        {"decision": "approve", "store": store.pk, "state": state},
+    )
+    assert response.status_code == 302
+    location = urlsplit(response["Location"])
+    assert f"{location.scheme}://{location.netloc}{location.path}" == app.redirect_uri
+    return {key: values[0] for key, values in parse_qs(location.query).items()}
+
+
+def exchange(client, app, code, as_form=False, **overrides):
+    body = {
+        "client_id": str(app.pk),
+        "client_secret": app.client_secret,
+        "grant_type": "authorization_code",
+        "code": code,
+        **overrides,
+    }
+    if as_form:
+        return client.post(
+            "/apps/authorize/token",
+            urlencode(body),
+            content_type="application/x-www-form-urlencoded",
+        )
+    return client.post("/apps/authorize/token", body, content_type="application/json")
+
+
+def test_anonymous_visitor_is_sent_to_login(client, app):
+    response = client.get(f"/apps/{app.pk}/authorize?state=abc")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_consent_page_lists_the_scopes(client, app, store):
+    response = client.get(f"/apps/{app.pk}/authorize?state=abc")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert app.name in page
+    assert "read_products" in page and "write_scripts" in page
+    assert 'value="abc"' in page
+
+
+def test_approve_redirects_with_code_and_state_then_token_works(client, app, store):
+    params = approve(client, app, store, state="csrf-123")
+    assert params["state"] == "csrf-123"
+    response = exchange(client, app, params["code"])
+    assert response.status_code == 200
+    body = response.json()
+    assert body["token_type"] == "bearer"
+    assert body["scope"] == "read_products,write_scripts"
+    assert body["user_id"] == str(store.pk)
+    api = client.get(
+        f"/v1/{store.pk}/products",
+        headers={"Authentication": f"bearer {body['access_token']}", "User-Agent": "a (b)"},
+    )
+    assert api.status_code == 200
+    # Only digests are stored.
+    assert AccessToken.objects.get().token_hash == hash_token(body["access_token"])
+    assert not AuthorizationCode.objects.filter(code_hash=params["code"]).exists()
+
+
+def test_form_encoded_exchange_is_accepted(client, app, store):
+    code = approve(client, app, store)["code"]
+    response = exchange(client, app, code, as_form=True)
+    assert response.status_code == 200
+    assert response.json()["user_id"] == str(store.pk)
+
+
+def test_multipart_exchange_is_accepted(client, app, store):
+    code = approve(client, app, store)["code"]
+    body = {"client_id": app.pk, "client_secret": app.client_secret, "code": code}
+    response = client.post("/apps/authorize/token", {**body, "grant_type": "authorization_code"})
+    assert response.status_code == 200
+
+
+def test_code_is_single_use(client, app, store):
+    code = approve(client, app, store)["code"]
+    assert exchange(client, app, code).status_code == 200
+    again = exchange(client, app, code)
+    assert again.status_code == 400
+    assert again.json()["error"] == "invalid_grant"
+
+
+def test_expired_code_is_invalid_grant(client, app, store):
+    code = approve(client, app, store)["code"]
+    AuthorizationCode.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = exchange(client, app, code)
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "invalid_grant",
+        "error_description": "The authorization code has expired",
+    }
+
+
+def test_wrong_secret_or_other_app_or_grant_type(client, app, store):
+    code = approve(client, app, store)["code"]
+    bad_secret = exchange(client, app, code, client_secret="wrong")
+    assert bad_secret.status_code == 401
+    assert bad_secret.json()["error"] == "invalid_client"
+    other = AppFactory()
+    assert exchange(client, other, code).json()["error"] == "invalid_grant"
+    grant = exchange(client, app, code, grant_type="password")
+    assert grant.status_code == 400
+    assert grant.json()["error"] == "unsupported_grant_type"
+    missing = client.post("/apps/authorize/token", {}, content_type="application/json")
+    assert missing.status_code == 400
+    assert missing.json()["error"] == "invalid_request"
+    assert "secret" not in bad_secret.content.decode().replace("client_secret", "")
+    # The code survived the failed attempts.
+    assert exchange(client, app, code).status_code == 200
+
+
+def test_new_exchange_replaces_the_previous_token(client, app, store):
+    first = exchange(client, app, approve(client, app, store)["code"]).json()["access_token"]
+    second = exchange(client, app, approve(client, app, store)["code"]).json()["access_token"]
+    headers = {"User-Agent": "a (b)"}
+    url = f"/v1/{store.pk}/products"
+    assert (
+        client.get(url, headers={**headers, "Authentication": f"bearer {first}"}).status_code == 401
+    )
+    assert (
+        client.get(url, headers={**headers, "Authentication": f"bearer {second}"}).status_code
+        == 200
+    )
+    assert Installation.objects.count() == 1
+
+
+def test_consent_is_skipped_once_granted(client, app, store):
+    approve(client, app, store)
+    response = client.get(f"/apps/{app.pk}/authorize?state=again")
+    assert response.status_code == 302
+    params = parse_qs(urlsplit(response["Location"]).query)
+    assert params["state"] == ["again"]
+    assert exchange(client, app, params["code"][0]).status_code == 200
+
+
+def test_deny_redirects_with_access_denied(client, app, store):
+    response = client.post(
+        f"/apps/{app.pk}/authorize", {"decision": "deny", "store": store.pk, "state": "s"}
+    )
+    assert response.status_code == 302
+    assert "error=access_denied" in response["Location"]
+    assert "state=s" in response["Location"]
+    assert not Installation.objects.exists()
+
+
+def test_owner_cannot_install_into_someone_elses_store(client, app, store):
+    foreign = StoreFactory()
+    response = client.post(
+        f"/apps/{app.pk}/authorize", {"decision": "approve", "store": foreign.pk, "state": "s"}
+    )
+    assert response.status_code == 200
+    assert not Installation.objects.exists()
+
+
+def test_get_on_token_endpoint_is_refused(client):
+    assert client.get("/apps/authorize/token").status_code == 405
