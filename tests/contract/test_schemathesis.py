@@ -8,6 +8,8 @@ import base64
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from config.docs import SERVICES
@@ -30,6 +32,20 @@ def caller_headers(request, admin_user, celery_worker):
     if request.param == "admin":
         return {"Authorization": basic("admin", "password")}
     return {}
+
+
+@pytest.fixture(autouse=True)
+def keep_the_test_connection():
+    """As Django's test client does: a request must not close the test's connection.
+
+    Django closes connections it finds outside autocommit when a request starts or ends,
+    which is every connection inside a test's transaction.
+    """
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 def _contract_test(schema):

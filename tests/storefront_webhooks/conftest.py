@@ -1,5 +1,7 @@
 import pytest
 
+from tests.storefront.conftest import StoreApi
+from tests.storefront.factories import InstallationFactory, issue_token
 from tests.storefront_webhooks.receiver import Receiver
 
 
@@ -14,3 +16,13 @@ def receiver():
 def insecure_webhooks(settings):
     """http:// and loopback webhook URLs, as the worker process gets from its environment."""
     settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE = True
+
+
+@pytest.fixture
+def installation(db):
+    return InstallationFactory()
+
+
+@pytest.fixture
+def api(client, installation):
+    return StoreApi(client, installation.store_id, issue_token(installation))
