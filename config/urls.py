@@ -1,7 +1,8 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from config.docs import docs_urls
+from storefront.api.base import TiendanubeUnknownPathView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -10,6 +11,8 @@ urlpatterns = [
     path("api/v2.0/", include("registry.api.urls")),
     path("api/v1/", include("codehost.api.urls")),
     path("v1/<int:store_id>/", include("storefront.api.urls")),
+    # A store id that is not a number still gets Tiendanube's 404 body.
+    re_path(r"^v1/", TiendanubeUnknownPathView.as_view()),
     path("apps/", include("storefront.urls")),
     path("stores/", include("storefront.page_urls")),
 ]

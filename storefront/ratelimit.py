@@ -43,7 +43,7 @@ class BucketState:
     allowed: bool
     level: float
     size: int
-    leak: int
+    leak: float
 
     @property
     def headers(self) -> dict[str, str]:
@@ -61,7 +61,7 @@ def bucket_key(store_id: int, app_id: int) -> str:
 def take(store_id: int, app_id: int) -> BucketState:
     """Add one request to the store+app bucket if it fits."""
     size = settings.STOREFRONT_RATE_LIMIT_SIZE
-    leak = max(settings.STOREFRONT_RATE_LIMIT_LEAK, 1)
+    leak = max(settings.STOREFRONT_RATE_LIMIT_LEAK, 0.001)
     key = bucket_key(store_id, app_id)
     if settings.REDIS_URL:
         allowed, level = _take_redis(settings.REDIS_URL, key, size, leak)
@@ -75,12 +75,12 @@ def _leak_script(url: str):
     return redis.Redis.from_url(url).register_script(LEAK_SCRIPT)
 
 
-def _take_redis(url: str, key: str, size: int, leak: int) -> tuple[bool, float]:
+def _take_redis(url: str, key: str, size: int, leak: float) -> tuple[bool, float]:
     allowed, level = _leak_script(url)(keys=[key], args=[size, leak])
     return bool(allowed), float(level)
 
 
-def _take_database(key: str, size: int, leak: int) -> tuple[bool, float]:
+def _take_database(key: str, size: int, leak: float) -> tuple[bool, float]:
     with transaction.atomic():
         RateBucket.objects.bulk_create([RateBucket(key=key)], ignore_conflicts=True)
         bucket = RateBucket.objects.select_for_update().get(key=key)

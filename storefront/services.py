@@ -132,7 +132,7 @@ def exchange_code(app: App, code: str) -> tuple[str, Installation]:
 
 def installation_for_token(token: str) -> Installation | None:
     found = (
-        AccessToken.objects.select_related("installation__store", "installation__app")
+        AccessToken.objects.select_related("installation__store__owner", "installation__app")
         .filter(token_hash=hash_token(token))
         .first()
     )

@@ -8,7 +8,7 @@ import base64
 
 import pytest
 import schemathesis
-from django.core.signals import request_finished, request_started
+from django.core import signals
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
@@ -35,17 +35,15 @@ def caller_headers(request, admin_user, celery_worker):
 
 
 @pytest.fixture(autouse=True)
-def keep_the_test_connection():
-    """As Django's test client does: a request must not close the test's connection.
-
-    Django closes connections it finds outside autocommit when a request starts or ends,
-    which is every connection inside a test's transaction.
-    """
-    request_started.disconnect(close_old_connections)
-    request_finished.disconnect(close_old_connections)
+def keep_test_connection():
+    """Schemathesis calls the WSGI app directly, not through Django's test client, so the
+    request_finished signal would close the test's database connection (it is inside the
+    test transaction) and the next request would fail. Do what the test client does."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
     yield
-    request_started.connect(close_old_connections)
-    request_finished.connect(close_old_connections)
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 def _contract_test(schema):

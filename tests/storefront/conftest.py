@@ -1,4 +1,5 @@
 import json
+from urllib.parse import urlencode
 
 import pytest
 
@@ -28,7 +29,9 @@ class StoreApi:
             kwargs["content_type"] = "application/json; charset=utf-8"
         return self.client.generic(method, self.url(path), headers=sent, **kwargs, **extra)
 
-    def get(self, path, **kwargs):
+    def get(self, path, params=None, **kwargs):
+        if params:
+            path = f"{path}?{urlencode(params)}"
         return self.request("GET", path, **kwargs)
 
     def head(self, path, **kwargs):

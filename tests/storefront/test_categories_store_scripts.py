@@ -1,0 +1,110 @@
+"""Categories (section 10), the store (section 13) and scripts (section 12)."""
+
+import pytest
+
+from tests.storefront.factories import (
+    CategoryFactory,
+    InstallationFactory,
+    ScriptFactory,
+    issue_token,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_category_tree_with_parent_and_subcategories(api):
+    kitchen = api.post("categories", {"name": {"es": "Cocina", "pt": "Cozinha"}})
+    assert kitchen.status_code == 201
+    kitchen = kitchen.json()
+    assert list(kitchen) == [
+        "id", "name", "description", "handle", "parent", "subcategories",
+        "google_shopping_category", "created_at", "updated_at",
+    ]  # fmt: skip
+    assert kitchen["handle"] == {"es": "cocina", "pt": "cozinha"}
+    assert kitchen["parent"] is None and kitchen["subcategories"] == []
+    mugs = api.post("categories", {"name": "Tazas", "parent": kitchen["id"]}).json()
+    assert mugs["parent"] == kitchen["id"]
+    assert mugs["name"] == {"es": "Tazas", "pt": "Tazas"}
+    assert api.get(f"categories/{kitchen['id']}").json()["subcategories"] == [mugs["id"]]
+    # {"parent": null} detaches.
+    assert api.put(f"categories/{mugs['id']}", {"parent": None}).json()["parent"] is None
+    assert api.get(f"categories/{kitchen['id']}").json()["subcategories"] == []
+
+
+def test_category_errors(api, store):
+    assert api.post("categories", {}).json() == {"name": ["can't be blank"]}
+    assert api.post("categories", {"name": "x", "parent": CategoryFactory().pk}).status_code == 422
+    parent = CategoryFactory(store=store)
+    child = CategoryFactory(store=store, parent=parent)
+    cycle = api.put(f"categories/{parent.pk}", {"parent": child.pk})
+    assert cycle.json() == {"parent": ["A category cannot be its own ancestor"]}
+    assert api.get("categories/123456789").json() == {
+        "code": 404,
+        "message": "Not Found",
+        "description": "Category with such id does not exist",
+    }
+
+
+def test_category_filters_and_delete(api, store):
+    parent = CategoryFactory(store=store, handle={"es": "ropa", "pt": "roupa"})
+    child = CategoryFactory(store=store, parent=parent)
+    CategoryFactory()  # another store
+    ids = lambda response: [item["id"] for item in response.json()]  # noqa: E731
+    assert ids(api.get("categories")) == [parent.pk, child.pk]
+    assert ids(api.get("categories", params={"parent_id": parent.pk})) == [child.pk]
+    assert ids(api.get("categories", params={"parent_id": 0})) == [parent.pk]
+    assert ids(api.get("categories", params={"handle": "roupa", "language": "pt"})) == [parent.pk]
+    assert ids(api.get("categories", params={"since_id": parent.pk})) == [child.pk]
+    assert api.delete(f"categories/{parent.pk}").json() == {}
+    assert api.get(f"categories/{child.pk}").json()["parent"] is None
+
+
+def test_store_resource(api, store):
+    response = api.get("store")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["id"] == store.pk
+    assert body["name"] == {"es": "Mi Tienda", "pt": "Mi Tienda"}
+    assert body["main_language"] == response["X-Main-Language"] == "es"
+    assert body["languages"] == {
+        "es": {"currency": "ARS", "active": True},
+        "pt": {"currency": "ARS", "active": True},
+    }
+    assert body["email"] == store.owner.email
+    assert body["country"] == "AR" and body["main_currency"] == "ARS"
+    assert body["logo"] is None
+    assert api.get("store", params={"fields": "id,main_language"}).json() == {
+        "id": store.pk,
+        "main_language": "es",
+    }
+
+
+def test_scripts_crud_and_validation(api):
+    invalid = api.post("scripts", {"invalid_name": "x", "where": "bogus"})
+    assert invalid.status_code == 422
+    assert invalid.json() == {
+        "src": ["can't be blank"],
+        "event": ["can't be blank"],
+        "where": ["is not included in the list"],
+    }
+    assert "src" in api.post("scripts", {"src": "http://a.example/x.js", "event": "onload"}).json()
+    created = api.post(
+        "scripts", {"src": "https://a.example/x.js", "event": "onload", "where": "store,checkout"}
+    )
+    assert created.status_code == 201
+    script = created.json()
+    assert list(script) == ["id", "src", "event", "where", "created_at", "updated_at"]
+    assert script["where"] == "store,checkout"
+    updated = api.put(f"scripts/{script['id']}", {"event": "onfirstinteraction"}).json()
+    assert updated["event"] == "onfirstinteraction"
+    assert [s["id"] for s in api.get("scripts").json()] == [script["id"]]
+    assert api.delete(f"scripts/{script['id']}").json() == {}
+    assert api.get(f"scripts/{script['id']}").status_code == 404
+
+
+def test_an_app_sees_only_its_own_scripts(api, store, client):
+    other_app = InstallationFactory(store=store)
+    ScriptFactory(store=store, app=other_app.app)
+    assert api.get("scripts").json() == []
+    headers = {"Authentication": f"bearer {issue_token(other_app)}", "User-Agent": "x (y)"}
+    assert len(client.get(f"/v1/{store.pk}/scripts", headers=headers).json()) == 1

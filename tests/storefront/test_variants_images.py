@@ -1,0 +1,118 @@
+"""Product variants and images (tiendanube.md sections 8 and 9)."""
+
+import pytest
+
+from storefront.models import Variant
+from tests.storefront.factories import ProductFactory, ProductImageFactory, VariantFactory
+
+pytestmark = pytest.mark.django_db
+
+SIZES = [{"es": "Talle", "pt": "Tamanho"}]
+
+
+@pytest.fixture
+def shirt(store):
+    product = ProductFactory(store=store, attributes=SIZES)
+    VariantFactory(product=product, values=[{"es": "S", "pt": "P"}], position=1, sku="SH-S")
+    return product
+
+
+def test_list_and_get_variants(api, shirt):
+    listed = api.get(f"products/{shirt.pk}/variants")
+    assert listed.status_code == 200
+    assert listed["X-Total-Count"] == "1"
+    variant = listed.json()[0]
+    assert variant["values"] == [{"es": "S", "pt": "P"}]
+    one = api.get(f"products/{shirt.pk}/variants/{variant['id']}")
+    assert one.json() == variant
+    assert api.get(f"products/{shirt.pk}/variants/999999").json()["description"] == (
+        "Variant with such id does not exist"
+    )
+
+
+def test_create_variant_validates_values_and_enums(api, shirt):
+    url = f"products/{shirt.pk}/variants"
+    created = api.post(url, {"values": ["M"], "price": "12.5", "stock": "", "weight": 1.25})
+    assert created.status_code == 201
+    body = created.json()
+    assert body["values"] == [{"es": "M", "pt": "M"}]
+    assert body["price"] == "12.50" and body["weight"] == "1.250"
+    assert body["stock"] is None and body["stock_management"] is False
+    assert body["position"] == 2
+    assert api.post(url, {"values": ["M"]}).json()["description"] == "Variants cannot be repeated"
+    assert api.post(url, {"values": ["L", "XL"]}).status_code == 422
+    assert api.post(url, {"values": ["L"], "age_group": "baby"}).json() == {
+        "age_group": ["The selected age group is invalid."]
+    }
+    assert api.post(url, {"values": ["L"], "gender": "x"}).json() == {
+        "gender": ["The selected gender is invalid."]
+    }
+    assert api.post(url, {"values": ["L"], "price": "-1"}).status_code == 422
+
+
+def test_update_variant_and_image_link(api, shirt):
+    variant = shirt.variants.get()
+    image = ProductImageFactory(product=shirt)
+    foreign_image = ProductImageFactory()
+    url = f"products/{shirt.pk}/variants/{variant.pk}"
+    body = api.put(url, {"stock": 3, "promotional_price": "9.99", "image_id": image.pk}).json()
+    assert body["stock"] == 3 and body["promotional_price"] == "9.99"
+    assert body["image_id"] == image.pk
+    assert body["values"] == [{"es": "S", "pt": "P"}]
+    assert api.put(url, {"image_id": foreign_image.pk}).status_code == 422
+    assert api.put(url, {"stock": None}).json()["stock_management"] is False
+
+
+def test_last_variant_cannot_be_deleted(api, shirt):
+    first = shirt.variants.get()
+    second = api.post(f"products/{shirt.pk}/variants", {"values": ["M"]}).json()
+    assert api.delete(f"products/{shirt.pk}/variants/{second['id']}").json() == {}
+    refused = api.delete(f"products/{shirt.pk}/variants/{first.pk}")
+    assert refused.status_code == 422
+    assert refused.json()["code"] == 422
+
+
+def test_put_collection_updates_matches_creates_new_deletes_missing(api, shirt):
+    small = shirt.variants.get()
+    VariantFactory(product=shirt, values=[{"es": "XL", "pt": "GG"}], position=2)
+    body = api.put(
+        f"products/{shirt.pk}/variants",
+        [{"values": [{"es": "S", "pt": "P"}], "price": "1.00"}, {"values": ["M"], "price": "2.00"}],
+    )
+    assert body.status_code == 200, body.content
+    result = body.json()
+    assert [variant["price"] for variant in result] == ["1.00", "2.00"]
+    assert result[0]["id"] == small.pk
+    assert Variant.objects.filter(product=shirt).count() == 2
+    empty = api.put(f"products/{shirt.pk}/variants", [])
+    assert empty.status_code == 400
+    assert empty.json() == {
+        "code": 400,
+        "message": "Bad Request",
+        "description": "There must be at least one variant",
+    }
+
+
+def test_variant_of_another_stores_product_is_404(api):
+    foreign = VariantFactory()
+    response = api.get(f"products/{foreign.product_id}/variants/{foreign.pk}")
+    assert response.status_code == 404
+    assert response.json()["description"] == "Product with such id does not exist"
+
+
+def test_images_create_list_reorder_delete(api, shirt):
+    url = f"products/{shirt.pk}/images"
+    first = api.post(url, {"src": "https://cdn.example.com/1.jpg"}).json()
+    second = api.post(url, {"src": "https://cdn.example.com/2.jpg"}).json()
+    assert (first["position"], second["position"]) == (1, 2)
+    assert first["product_id"] == shirt.pk and first["alt"] == []
+    assert api.post(url, {}).json() == {"src": ["can't be blank"]}
+    moved = api.put(f"{url}/{second['id']}", {"position": 1}).json()
+    assert moved["position"] == 1
+    assert [image["id"] for image in api.get(url).json()] == [second["id"], first["id"]]
+    assert [image["id"] for image in api.get(url, params={"position": 2}).json()] == [first["id"]]
+    src = {"src": "https://cdn.example.com/1.jpg"}
+    assert [image["id"] for image in api.get(url, params=src).json()] == [first["id"]]
+    assert api.delete(f"{url}/{second['id']}").json() == {}
+    assert api.get(f"{url}/{first['id']}").json()["position"] == 1
+    assert api.get(f"{url}/{second['id']}").status_code == 404
