@@ -18,7 +18,8 @@ from storefront import events
 from storefront.models import Delivery, DeliveryAttempt
 from storefront.tasks import requeue_lost_deliveries
 from tests.conftest import wait_until
-from tests.storefront.factories import InstallationFactory, ProductFactory
+from tests.storefront.conftest import StoreApi
+from tests.storefront.factories import InstallationFactory, ProductFactory, issue_token
 from tests.storefront_webhooks.factories import WebhookFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -171,3 +172,34 @@ def test_lost_task_is_queued_again_by_the_sweeper(celery_worker, receiver, insta
     delivery = wait_until(lambda: finished(lost.pk), 20, message="the sweeper's redelivery")
     assert delivery.status == Delivery.DELIVERED
     assert receiver.at("/lost")[0].body == lost.body.encode()
+
+
+def test_changes_through_the_api_reach_the_subscribed_app(
+    celery_worker, client, receiver, insecure_webhooks
+):
+    """The whole path: register through /webhooks, change a product through the API."""
+    installation = InstallationFactory()
+    api = StoreApi(client, installation.store_id, issue_token(installation))
+    for event in ("product/created", "product/updated", "product/deleted", "category/created"):
+        response = api.post("webhooks", {"url": receiver.url("/api"), "event": event})
+        assert response.status_code == 201, response.content
+
+    product_id = api.post("products", {"name": "Taza"}).json()["id"]
+    assert api.put(f"products/{product_id}", {"name": "Taza roja"}).status_code == 200
+    category_id = api.post("categories", {"name": "Cocina"}).json()["id"]
+    assert api.delete(f"products/{product_id}").status_code == 200
+
+    wanted = {
+        ("product/created", product_id),
+        ("product/updated", product_id),
+        ("category/created", category_id),
+        ("product/deleted", product_id),
+    }
+
+    def seen():
+        got = {(json.loads(r.body)["event"], json.loads(r.body)["id"]) for r in receiver.at("/api")}
+        return got if wanted <= got else None
+
+    wait_until(seen, 20, message="the four events")
+    for request in receiver.at("/api"):
+        assert json.loads(request.body)["store_id"] == installation.store_id

@@ -64,3 +64,11 @@ def test_admin_lists_deliveries_and_shows_each_attempt(client):
     attempts = client.get("/admin/storefront/deliveryattempt/?status_code=500")
     assert attempts.status_code == 200 and "answered 500" in attempts.content.decode()
     assert client.get("/admin/storefront/webhook/").status_code == 200
+
+
+def test_beat_queues_lost_deliveries_again_every_minute():
+    from config.celery import app
+
+    entry = app.conf.beat_schedule["storefront-requeue-lost-deliveries"]
+    assert entry["task"] == "storefront.requeue_lost_deliveries"
+    assert entry["schedule"] == 60.0 and entry["options"] == {"queue": "webhooks"}
