@@ -18,6 +18,8 @@ from django.utils.html import strip_tags
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
 
 PRODUCTS_PER_PAGE = 24
+# Ids are bigint columns; a longer number in a URL names nothing (and must not reach SQL).
+MAX_ID = 2**63 - 1
 # Symbol and separators of the currencies stores use most; others show their ISO code.
 CURRENCIES = {
     "ARS": ("$", "Peso argentino", ".", ","),
@@ -33,8 +35,8 @@ CURRENCIES = {
 class Shop:
     """The store as one page sees it: language, money format and the shared context."""
 
-    def __init__(self, request, store_id: int):
-        self.store = get_object_or_404(Store, pk=store_id)
+    def __init__(self, request, store: Store):
+        self.store = store
         asked = request.GET.get("lang", "")
         self.lang = asked if asked in self.store.languages else self.store.main_language
         code = self.store.currency
@@ -163,27 +165,35 @@ def _alt(shop: Shop, image: ProductImage, product: Product) -> str:
 
 
 def home(request, store_id: int):
-    shop = Shop(request, store_id)
+    if store_id > MAX_ID:
+        raise Http404("No such store")
+    shop = Shop(request, get_object_or_404(Store, pk=store_id))
     page, cards = _listing(shop, request, Product.objects.filter(store=shop.store))
     context = shop.context(page=page, cards=cards, title=shop.text(shop.store.name))
     return render(request, "storefront/home.html", context)
 
 
-def _by_handle(model, store: Store, key: str, shop: Shop):
-    if key.isdigit():
-        return get_object_or_404(model, store=store, pk=int(key))
+def _find(model, request, store_id: int, key: str):
+    """The store's category or product named by id or by handle (in any of its languages),
+    with the page's Shop. By id, the store comes in the same query."""
+    if store_id > MAX_ID:
+        raise Http404("No such store")
+    if key.isdigit() and int(key) <= MAX_ID:
+        item = get_object_or_404(model.objects.select_related("store"), store=store_id, pk=key)
+        return Shop(request, item.store), item
+    shop = Shop(request, get_object_or_404(Store, pk=store_id))
     match = Q()
-    for code in [shop.lang, *store.languages]:
+    for code in dict.fromkeys([shop.lang, *shop.store.languages]):
         match |= Q(**{f"handle__{code}": key})
-    found = model.objects.filter(match, store=store).order_by("id").first()
-    if found is None:
+    item = model.objects.filter(match, store=shop.store).order_by("id").first()
+    if item is None:
         raise Http404("No such page in this store")
-    return found
+    item.store = shop.store
+    return shop, item
 
 
 def category(request, store_id: int, key: str):
-    shop = Shop(request, store_id)
-    item = _by_handle(Category, shop.store, key, shop)
+    shop, item = _find(Category, request, store_id, key)
     page, cards = _listing(shop, request, item.products.all())
     name = shop.text(item.name)
     context = shop.context(
@@ -225,8 +235,7 @@ def _variant(shop: Shop, product: Product, variant: Variant, images: dict, eleme
 
 
 def product(request, store_id: int, key: str):
-    shop = Shop(request, store_id)
-    item = _by_handle(Product, shop.store, key, shop)
+    shop, item = _find(Product, request, store_id, key)
     if not item.published:
         raise Http404("No such product in this store")
     images = list(item.images.order_by("position", "id"))

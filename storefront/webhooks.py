@@ -289,9 +289,10 @@ def claim(delivery_id: int, worker: str) -> Claim | None:
             delivery.lease_until = None
             delivery.save(update_fields=["status", "outcome", "finished_at", "lease_until"])
             return None
-        delivery.attempt_log.filter(finished_at__isnull=True).update(
-            finished_at=now, error="no result: the worker stopped during this attempt"
-        )
+        if delivery.attempts:
+            delivery.attempt_log.filter(finished_at__isnull=True).update(
+                finished_at=now, error="no result: the worker stopped during this attempt"
+            )
         delivery.attempts += 1
         delivery.lease_until = now + timedelta(seconds=lease_seconds())
         delivery.save(update_fields=["attempts", "lease_until"])

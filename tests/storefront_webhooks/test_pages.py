@@ -129,6 +129,11 @@ def test_unknown_or_unpublished_pages_are_404(client, store):
     assert client.get(f"/stores/{store.pk}/products/{other.pk}/").status_code == 404
     assert client.get(f"/stores/{store.pk}/products/no-such-handle/").status_code == 404
     assert client.get(f"/stores/{store.pk}/categories/404/").status_code == 404
+    huge = "9" * 30
+    assert client.get(f"/stores/{huge}/").status_code == 404
+    assert client.get(f"/stores/{huge}/products/1/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/products/{huge}/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/categories/{huge}/").status_code == 404
 
 
 def test_app_scripts_follow_event_where_and_suspension(client, store):
@@ -187,9 +192,9 @@ def test_pages_use_a_constant_number_of_queries(
     # store, count, products, images, variants, menu, scripts
     with django_assert_max_num_queries(7):
         assert client.get(f"/stores/{store.pk}/").status_code == 200
-    # ... plus the category and its subcategories
-    with django_assert_max_num_queries(9):
+    # ... the store comes with the category, which adds its subcategories
+    with django_assert_max_num_queries(8):
         assert client.get(f"/stores/{store.pk}/categories/{category.pk}/").status_code == 200
-    # store, product, images, variants, menu, scripts
-    with django_assert_max_num_queries(6):
+    # product with its store, images, variants, menu, scripts
+    with django_assert_max_num_queries(5):
         assert client.get(f"/stores/{store.pk}/products/{product.pk}/").status_code == 200
