@@ -9,6 +9,7 @@ raise DRF errors: a field map (422 `{"field": ["message"]}`) or `Unprocessable`
 
 from django.db import transaction
 from django.db.models import F, Max
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
@@ -101,6 +102,10 @@ def create_product(store: Store, data: dict) -> Product:
             raise Unprocessable(
                 f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products"
             )
+        if len(variants) > MAX_VARIANTS:
+            raise Unprocessable(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
+        if len(images) > MAX_IMAGES:
+            raise Unprocessable(f"Product is not allowed to have more than {MAX_IMAGES} images")
         categories = _store_categories(store, data.get("categories", []))
         name = _filled(store, data["name"])
         product = Product(
@@ -274,6 +279,49 @@ def replace_variants(product: Product, items: list[dict]) -> list[Variant]:
         product.variants.exclude(pk__in=kept_ids).delete()
         _touch(product)
     return kept
+
+
+def update_variants(product: Product, items: list[dict]) -> list[Variant]:
+    """PATCH of several existing variants (each item names its `id`); none is created
+    or deleted."""
+    ids = [item.get("id") for item in items]
+    if None in ids:
+        raise ValidationError({"id": ["can't be blank"]})
+    duplicates = sorted({pk for pk in ids if ids.count(pk) > 1})
+    if duplicates:
+        raise Unprocessable(f"Duplicate variant ids: {', '.join(map(str, duplicates))}")
+    with transaction.atomic():
+        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        variants = {variant.pk: variant for variant in product.variants.filter(pk__in=ids)}
+        missing = [str(pk) for pk in ids if pk not in variants]
+        if missing:
+            raise ValidationError({"id": [f"Variant {', '.join(missing)} does not exist"]})
+        for item in items:
+            variant = variants[item["id"]]
+            _check_variant(product, item, [], exclude_pk=variant.pk)
+            _save_variant(variant, item, product.store)
+        _touch(product)
+    return list(product.variants.all())
+
+
+def change_stock(product: Product, action: str, value, variant_id=None) -> list[Variant]:
+    """`replace` sets the stock (null: not managed); `variation` adds to managed stock and
+    never goes below zero. One UPDATE, so concurrent variations all count."""
+    with transaction.atomic():
+        product = Product.objects.select_for_update().get(pk=product.pk)
+        variants = product.variants.all()
+        if variant_id is not None:
+            variants = variants.filter(pk=variant_id)
+            if not variants.exists():
+                raise ValidationError({"id": [f"Variant {variant_id} does not exist"]})
+        if action == "replace":
+            variants.update(stock=value, updated_at=timezone.now())
+        else:
+            variants.filter(stock__isnull=False).update(
+                stock=Greatest(F("stock") + value, 0), updated_at=timezone.now()
+            )
+        _touch(product)
+    return list(variants.order_by("position", "id"))
 
 
 def _values_key(values: list) -> str:

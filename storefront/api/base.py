@@ -33,6 +33,8 @@ class TiendanubeViewMixin(ServiceViewMixin):
     pagination_class = TiendanubePagination
     exception_handler = staticmethod(tiendanube_exception_handler)
     schema = TiendanubeAutoSchema()
+    # Tiendanube has no OPTIONS answers; DRF's metadata would 500 on these views.
+    metadata_class = None
     # Scope pair guarding the resource ("products" -> read_products/write_products).
     resource_scope: str | None = None
 

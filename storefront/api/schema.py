@@ -33,6 +33,13 @@ class TiendanubeAutoSchema(AutoSchema):
             )
         return parameters
 
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction == "response":
+            # `fields=` may leave out any key of an answer.
+            schema.pop("required", None)
+        return schema
+
     def _resolve_path_parameters(self, variables):
         parameters = super()._resolve_path_parameters(variables)
         for parameter in parameters:

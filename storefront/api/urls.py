@@ -9,6 +9,7 @@ urlpatterns = [
     path("products/sku/<str:sku>", views.ProductBySkuView.as_view()),
     path("products/<int:product_id>", views.ProductDetailView.as_view()),
     path("products/<int:product_id>/variants", views.VariantListView.as_view()),
+    path("products/<int:product_id>/variants/stock", views.VariantStockView.as_view()),
     path("products/<int:product_id>/variants/<int:variant_id>", views.VariantDetailView.as_view()),
     path("products/<int:product_id>/images", views.ImageListView.as_view()),
     path("products/<int:product_id>/images/<int:image_id>", views.ImageDetailView.as_view()),

@@ -19,6 +19,7 @@ from storefront.api.serializers import (
     ProductWriteSerializer,
     ScriptSerializer,
     ScriptWriteSerializer,
+    StockChangeSerializer,
     StoreSerializer,
     VariantSerializer,
     VariantWriteSerializer,
@@ -52,7 +53,7 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def products(self):
-        categories = Category.objects.prefetch_related(
+        categories = Category.objects.order_by("id").prefetch_related(
             Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
         )
         return Product.objects.filter(store=self.store).prefetch_related(
@@ -148,6 +149,11 @@ class ProductBySkuView(CatalogView):
         request=VariantWriteSerializer(many=True),
         responses=VariantSerializer(many=True),
     ),
+    patch=extend_schema(
+        operation_id="v1_products_variants_update_many",
+        request=VariantWriteSerializer(many=True),
+        responses=VariantSerializer(many=True),
+    ),
 )
 class VariantListView(CatalogView):
     serializer_class = VariantSerializer
@@ -168,6 +174,29 @@ class VariantListView(CatalogView):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, many=True)
         variants = catalog.replace_variants(product, items)
+        return Response(self.get_serializer(variants, many=True).data)
+
+    def patch(self, request, store_id, product_id):
+        product = self.product()
+        items = self.validated_body(VariantWriteSerializer, partial=True, many=True)
+        variants = catalog.update_variants(product, items)
+        return Response(self.get_serializer(variants, many=True).data)
+
+
+@extend_schema_view(
+    post=extend_schema(
+        request=StockChangeSerializer, responses={200: VariantSerializer(many=True)}
+    ),
+)
+class VariantStockView(CatalogView):
+    serializer_class = VariantSerializer
+    queryset = Variant.objects.all()
+
+    def post(self, request, store_id, product_id):
+        change = self.validated_body(StockChangeSerializer)
+        variants = catalog.change_stock(
+            self.product(), change["action"], change["value"], change.get("id")
+        )
         return Response(self.get_serializer(variants, many=True).data)
 
 

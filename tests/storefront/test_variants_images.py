@@ -116,3 +116,41 @@ def test_images_create_list_reorder_delete(api, shirt):
     assert api.delete(f"{url}/{second['id']}").json() == {}
     assert api.get(f"{url}/{first['id']}").json()["position"] == 1
     assert api.get(f"{url}/{second['id']}").status_code == 404
+
+
+def test_patch_updates_several_existing_variants(api, shirt):
+    small = shirt.variants.get()
+    medium = VariantFactory(product=shirt, values=[{"es": "M", "pt": "M"}], position=2)
+    url = f"products/{shirt.pk}/variants"
+    body = api.request(
+        "PATCH", url, [{"id": small.pk, "price": "3.00"}, {"id": medium.pk, "stock": 7}]
+    ).json()
+    assert [(v["id"], v["price"], v["stock"]) for v in body] == [
+        (small.pk, "3.00", small.stock),
+        (medium.pk, "100.00", 7),
+    ]
+    duplicated = api.request("PATCH", url, [{"id": small.pk}, {"id": small.pk}])
+    assert duplicated.status_code == 422
+    assert api.request("PATCH", url, [{"id": 424242, "stock": 1}]).status_code == 422
+    assert Variant.objects.filter(product=shirt).count() == 2
+
+
+def test_stock_replace_and_variation_never_below_zero(api, shirt):
+    small = shirt.variants.get()  # stock 10
+    infinite = VariantFactory(product=shirt, values=[{"es": "M", "pt": "M"}], stock=None)
+    url = f"products/{shirt.pk}/variants/stock"
+    body = api.post(url, {"action": "variation", "value": -4, "id": small.pk}).json()
+    assert [v["stock"] for v in body] == [6]
+    body = api.post(url, {"action": "variation", "value": -100}).json()
+    assert [v["stock"] for v in body] == [0, None]
+    body = api.post(url, {"action": "replace", "value": 5}).json()
+    assert [v["stock"] for v in body] == [5, 5]
+    assert (
+        api.post(url, {"action": "replace", "value": None, "id": infinite.pk}).json()[0][
+            "stock_management"
+        ]
+        is False
+    )
+    assert api.post(url, {"action": "add", "value": 1}).json() == {
+        "action": ["Valid actions are 'replace', 'variation'."]
+    }
