@@ -1,4 +1,6 @@
-from django.contrib import admin
+import secrets
+
+from django.contrib import admin, messages
 
 from storefront import models, suspension
 
@@ -43,6 +45,13 @@ class AppAdmin(admin.ModelAdmin):
     search_fields = ("id", "name", "redirect_uri")
     list_filter = ("created_at",)
     exclude = ("client_secret",)
+
+    def save_model(self, request, obj, form, change):
+        if not obj.client_secret:
+            # Shown once, as `createapp` prints it; the app developer needs it.
+            obj.client_secret = secrets.token_hex(24)
+            messages.info(request, f"Client secret of the new app: {obj.client_secret}")
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(models.Installation)

@@ -21,7 +21,7 @@ from storefront.api.exceptions import (
 from storefront.api.pagination import TiendanubePagination
 from storefront.api.permissions import InstalledInThisStore, check_scope
 from storefront.api.schema import TiendanubeAutoSchema
-from storefront.models import Store
+from storefront.models import Installation, Store
 
 # Ids in paths are bigint columns; larger numbers cannot name anything.
 MAX_ID = 2**63 - 1
@@ -43,6 +43,8 @@ class TiendanubeViewMixin(ServiceViewMixin):
             raise NotFound("No such resource")
         super().initial(request, *args, **kwargs)
         installation = request.auth
+        if not isinstance(installation, Installation):
+            return  # a view open to anyone (none of the store API's)
         self.store = installation.store
         self.bucket = ratelimit.take(installation.store_id, installation.app_id)
         if not self.bucket.allowed:

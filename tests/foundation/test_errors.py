@@ -23,7 +23,7 @@ def test_unknown_codehost_path_is_gitea_404(client, settings):
     }
 
 
-def test_unknown_store_path_is_tiendanube_404(client):
+def test_unknown_store_path_is_tiendanube_404(client, db):
     response = client.post("/v1/123/nothing-here", data={}, content_type="application/json")
     assert response.status_code == 404
     body = response.json()
@@ -59,7 +59,7 @@ def test_wrong_method_on_registry_health_is_harbor_405(client):
         ),
     ],
 )
-def test_crash_is_500_in_service_format_and_logged_with_request_id(client, caplog, path, check):
+def test_crash_is_500_in_service_format_and_logged_with_request_id(client, db, caplog, path, check):
     with caplog.at_level(logging.ERROR, logger="api"):
         response = client.get(path, HTTP_X_REQUEST_ID="req-boom-1")
     assert response.status_code == 500
@@ -83,7 +83,7 @@ def test_crash_is_500_in_service_format_and_logged_with_request_id(client, caplo
         ),
     ],
 )
-def test_wrong_method_is_405_in_service_format(client, path, check):
+def test_wrong_method_is_405_in_service_format(client, db, path, check):
     response = client.put(path, data="{}", content_type="application/json")
     assert response.status_code == 405
     assert check(response.json())

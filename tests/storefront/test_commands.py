@@ -64,3 +64,15 @@ def test_admin_lists_every_storefront_model(admin_client):
     for model in ("store", "app", "installation", "product", "variant", "category", "script"):
         response = admin_client.get(f"/admin/storefront/{model}/?q=x")
         assert response.status_code == 200, model
+
+
+def test_app_added_in_the_admin_gets_a_secret(admin_client):
+    response = admin_client.post(
+        "/admin/storefront/app/add/",
+        {"name": "Admin App", "redirect_uri": "https://a.example/cb", "scopes": "read_products"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    app = App.objects.get(name="Admin App")
+    assert len(app.client_secret) == 48
+    assert app.client_secret in response.content.decode()

@@ -1,12 +1,15 @@
 """OAuth 2 install flow (tiendanube.md section 2): consent, code, token exchange."""
 
+import threading
 from datetime import timedelta
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+import requests
 from django.utils import timezone
 
 from config.auth import hash_token
+from storefront import services
 from storefront.models import AccessToken, AuthorizationCode, Installation
 from tests.storefront.factories import AppFactory, StoreFactory, UserFactory
 
@@ -188,3 +191,31 @@ def test_owner_cannot_install_into_someone_elses_store(client, app, store):
 
 def test_get_on_token_endpoint_is_refused(client):
     assert client.get("/apps/authorize/token").status_code == 405
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_exchanges_of_one_code_get_one_token(live_server):
+    store = StoreFactory()
+    app = AppFactory()
+    code = services.authorize(app, store)
+    body = {
+        "client_id": str(app.pk),
+        "client_secret": app.client_secret,
+        "grant_type": "authorization_code",
+        "code": code,
+    }
+    start = threading.Barrier(6)
+    statuses = []
+
+    def exchange_once():
+        start.wait()
+        response = requests.post(f"{live_server.url}/apps/authorize/token", json=body, timeout=30)
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=exchange_once) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] + [400] * 5
+    assert AccessToken.objects.count() == 1
