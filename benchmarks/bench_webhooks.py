@@ -71,7 +71,7 @@ def start_worker(env: dict) -> subprocess.Popen:
         [
             sys.executable,
             *("-m", "celery", "-A", "config", "worker", "-Q", "webhooks"),
-            *("--concurrency", "4", "--without-gossip", "--without-mingle"),
+            *("--concurrency", "8", "--without-gossip", "--without-mingle"),
             *("--loglevel", "WARNING"),
         ],
         cwd=ROOT,

@@ -22,6 +22,7 @@ import requests
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from storefront.models import Installation
@@ -242,19 +243,18 @@ class Claim:
 
 
 def _blocked(delivery: Delivery) -> str:
-    """Why this delivery must not be sent now ('' when it may)."""
-    installation = (
-        Installation.objects.filter(store_id=delivery.store_id, app_id=delivery.app_id)
-        .select_related("store")
-        .first()
-    )
-    if installation is None:
+    """Why this delivery must not be sent now ('' when it may).
+
+    Reads the `installed` and `app_suspended` annotations and the store that `claim`
+    loads with the delivery.
+    """
+    if not delivery.installed:
         return "" if delivery.event == "app/uninstalled" else "the app was uninstalled"
     if delivery.event in SUSPENSION_EVENTS:
         return ""
-    if installation.store.suspended_at:
+    if delivery.store.suspended_at:
         return "the store is suspended"
-    if installation.suspended_at:
+    if delivery.app_suspended:
         return "the app is suspended in this store"
     return ""
 
@@ -267,9 +267,16 @@ def claim(delivery_id: int, worker: str) -> Claim | None:
     """
     now = timezone.now()
     with transaction.atomic():
+        installation = Installation.objects.filter(
+            store_id=OuterRef("store_id"), app_id=OuterRef("app_id")
+        )
         delivery = (
             Delivery.objects.select_for_update(of=("self",))
-            .select_related("app")
+            .select_related("app", "store")
+            .annotate(
+                installed=Exists(installation),
+                app_suspended=Exists(installation.filter(suspended_at__isnull=False)),
+            )
             .filter(pk=delivery_id)
             .first()
         )
@@ -351,28 +358,38 @@ def record(claim_: Claim, status_code: int | None, error: str, started: float) -
     attempt.duration_ms = int((time.monotonic() - started) * 1000)
     attempt.status_code = status_code
     attempt.error = error or ("" if attempt.succeeded else f"answered {status_code}")
+    # Only the claim that started this attempt may settle it: if its lease ran out and
+    # another attempt began, that one will.
+    ours = Delivery.objects.filter(
+        pk=claim_.delivery.pk, status=Delivery.PENDING, attempts=claim_.delivery.attempts
+    )
+    waits = retry_waits()
     with transaction.atomic():
         attempt.save(update_fields=["finished_at", "duration_ms", "status_code", "error"])
-        delivery = Delivery.objects.select_for_update().get(pk=claim_.delivery.pk)
-        if delivery.status != Delivery.PENDING:
-            return
-        delivery.lease_until = None
-        waits = retry_waits()
         if attempt.succeeded:
-            delivery.status = Delivery.DELIVERED
-            delivery.outcome = f"answered {status_code}"
-            delivery.finished_at = now
-        elif delivery.attempts > len(waits):
-            delivery.status = Delivery.FAILED
-            delivery.outcome = f"gave up after {delivery.attempts} attempts: {attempt.error}"
-            delivery.finished_at = now
+            ours.update(
+                status=Delivery.DELIVERED,
+                outcome=f"answered {status_code}",
+                finished_at=now,
+                lease_until=None,
+            )
+        elif claim_.delivery.attempts > len(waits):
+            ours.update(
+                status=Delivery.FAILED,
+                outcome=f"gave up after {claim_.delivery.attempts} attempts: {attempt.error}",
+                finished_at=now,
+                lease_until=None,
+            )
         else:
-            when = now + timedelta(seconds=waits[delivery.attempts - 1])
-            delivery.next_attempt_at = when
-            delivery.queued_for = when
-            delivery.outcome = f"attempt {delivery.attempts}: {attempt.error}"
-            transaction.on_commit(lambda: _queue_at(delivery.pk, when))
-        delivery.save()
+            when = now + timedelta(seconds=waits[claim_.delivery.attempts - 1])
+            if ours.update(
+                next_attempt_at=when,
+                queued_for=when,
+                lease_until=None,
+                outcome=f"attempt {claim_.delivery.attempts}: {attempt.error}",
+            ):
+                delivery_id = claim_.delivery.pk
+                transaction.on_commit(lambda: _queue_at(delivery_id, when))
 
 
 def deliver(delivery_id: int, worker: str) -> None:
