@@ -122,6 +122,8 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+# Periodic tasks; each service adds its entries in its own block below.
+CELERY_BEAT_SCHEDULE = {}
 CELERY_TIMEZONE = "UTC"
 
 # --- auth ---------------------------------------------------------------------------
@@ -206,6 +208,23 @@ STOREFRONT_OAUTH_CODE_SECONDS = env_int("STOREFRONT_OAUTH_CODE_SECONDS", 300)
 # Leaky bucket per store and app: size and leak per second (Tiendanube: 40 and 2).
 STOREFRONT_RATE_LIMIT_SIZE = env_int("STOREFRONT_RATE_LIMIT_SIZE", 40)
 STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
+
+# --- storefront: webhooks, suspension and store pages (issue 9) ---------------------
+# http:// and loopback/private webhook URLs (development and tests only).
+STOREFRONT_WEBHOOK_ALLOW_INSECURE = env_bool("STOREFRONT_WEBHOOK_ALLOW_INSECURE")
+# Seconds between attempts replacing Tiendanube's schedule, e.g. "1,2,3" (4 attempts).
+STOREFRONT_WEBHOOK_RETRY_SCHEDULE = [
+    float(seconds) for seconds in env_list("STOREFRONT_WEBHOOK_RETRY_SCHEDULE")
+]
+# How long one POST may take (Tiendanube: 3 s).
+STOREFRONT_WEBHOOK_TIMEOUT = env_int("STOREFRONT_WEBHOOK_TIMEOUT", 3)
+# Pending deliveries whose task was queued this long ago and never ran are queued again.
+STOREFRONT_WEBHOOK_REQUEUE_AFTER = env_int("STOREFRONT_WEBHOOK_REQUEUE_AFTER", 300)
+CELERY_BEAT_SCHEDULE["storefront-requeue-lost-deliveries"] = {
+    "task": "storefront.requeue_lost_deliveries",
+    "schedule": 60.0,
+    "options": {"queue": "webhooks"},
+}
 
 # --- logging ------------------------------------------------------------------------
 LOGGING = {

@@ -17,6 +17,7 @@ urlpatterns = [
     # A store id that is not a number still gets Tiendanube's 404 body.
     re_path(r"^v1/", TiendanubeUnknownPathView.as_view()),
     path("apps/", include("storefront.urls")),
+    path("stores/", include("storefront.page_urls")),
     # git smart HTTP: /{owner}/{repo}.git/...
     path("", include("codehost.git_urls")),
 ]

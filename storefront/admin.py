@@ -2,7 +2,7 @@ import secrets
 
 from django.contrib import admin, messages
 
-from storefront import models
+from storefront import models, suspension
 
 
 @admin.register(models.Store)
@@ -24,6 +24,19 @@ class StoreAdmin(admin.ModelAdmin):
         ("suspended_at", admin.EmptyFieldListFilter),
     )
     raw_id_fields = ("owner",)
+    actions = ("suspend_stores", "resume_stores")
+
+    @admin.action(description="Suspend selected stores (plan not renewed)")
+    def suspend_stores(self, request, queryset):
+        for store in queryset:
+            suspension.suspend(store.pk, reason="suspended by a site admin")
+        self.message_user(request, f"Suspended {queryset.count()} store(s).")
+
+    @admin.action(description="Resume selected stores")
+    def resume_stores(self, request, queryset):
+        for store in queryset:
+            suspension.resume(store.pk)
+        self.message_user(request, f"Resumed {queryset.count()} store(s).")
 
 
 @admin.register(models.App)
@@ -47,6 +60,21 @@ class InstallationAdmin(admin.ModelAdmin):
     search_fields = ("store__id", "app__name")
     list_filter = (("suspended_at", admin.EmptyFieldListFilter), "app")
     raw_id_fields = ("store", "app")
+    actions = ("suspend_access", "resume_access")
+
+    @admin.action(description="Suspend the app's access (recurring charge unpaid)")
+    def suspend_access(self, request, queryset):
+        for installation in queryset:
+            suspension.suspend(
+                installation.store_id, installation.app_id, reason="suspended by a site admin"
+            )
+        self.message_user(request, f"Suspended {queryset.count()} installation(s).")
+
+    @admin.action(description="Resume the app's access")
+    def resume_access(self, request, queryset):
+        for installation in queryset:
+            suspension.resume(installation.store_id, installation.app_id)
+        self.message_user(request, f"Resumed {queryset.count()} installation(s).")
 
 
 @admin.register(models.AuthorizationCode)
@@ -124,3 +152,73 @@ class ScriptAdmin(admin.ModelAdmin):
 class RateBucketAdmin(admin.ModelAdmin):
     list_display = ("key", "level", "updated")
     search_fields = ("key",)
+
+
+# --- webhooks (issue 9): subscriptions, and every delivery with its attempts ---------
+
+
+@admin.register(models.Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    list_display = ("id", "event", "url", "installation", "created_at", "updated_at")
+    search_fields = ("url", "installation__store__id", "installation__app__name")
+    list_filter = ("event",)
+    raw_id_fields = ("installation",)
+
+
+class DeliveryAttemptInline(admin.TabularInline):
+    model = models.DeliveryAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = (
+        "number",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+        "status_code",
+        "error",
+        "worker",
+    )
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.Delivery)
+class DeliveryAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "event",
+        "object_id",
+        "store",
+        "app",
+        "url",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "created_at",
+        "finished_at",
+    )
+    search_fields = ("url", "store__id", "app__name", "object_id")
+    list_filter = ("status", "event", "app")
+    list_select_related = ("store", "app")
+    raw_id_fields = ("webhook", "store", "app")
+    readonly_fields = ("body", "created_at")
+    inlines = [DeliveryAttemptInline]
+
+
+@admin.register(models.DeliveryAttempt)
+class DeliveryAttemptAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "delivery",
+        "number",
+        "started_at",
+        "duration_ms",
+        "status_code",
+        "error",
+        "worker",
+    )
+    search_fields = ("delivery__url", "error", "worker")
+    list_filter = ("status_code", "started_at")
+    list_select_related = ("delivery",)
+    raw_id_fields = ("delivery",)

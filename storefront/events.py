@@ -1,20 +1,20 @@
 """Store events (product/created, app/suspended, ...) raised by the services.
 
-An event is announced only once the change is committed, so nobody hears about data
-that was rolled back.
+`emit` is called inside the transaction of the change: the deliveries are written in that
+transaction and their tasks are queued once it commits, so nobody hears about data that
+was rolled back and no committed event is lost between the commit and the queue.
 """
 
 import logging
 
-from django.db import transaction
+from storefront import webhooks
 
 logger = logging.getLogger("storefront.events")
 
 
 def emit(store_id: int, event: str, object_id: int) -> None:
-    """Announce `event` about `object_id` in store `store_id` after the current commit."""
-    transaction.on_commit(lambda: _announce(store_id, event, object_id))
-
-
-def _announce(store_id: int, event: str, object_id: int) -> None:
-    logger.info("store %s event %s id %s", store_id, event, object_id)
+    """Announce `event` about `object_id` in store `store_id` to the subscribed apps."""
+    deliveries = webhooks.fan_out(store_id, event, object_id)
+    logger.info(
+        "store %s event %s id %s: %d deliveries", store_id, event, object_id, len(deliveries)
+    )

@@ -264,3 +264,9 @@ class RateBucket(models.Model):
 
     def __str__(self):
         return self.key
+
+
+# --- webhooks (issue 9): subscriptions, deliveries and attempts live in their own module ---
+from storefront.webhook_models import Delivery, DeliveryAttempt, Webhook  # noqa: E402
+
+__all__ = ["Delivery", "DeliveryAttempt", "Webhook"]

@@ -42,6 +42,10 @@ def celery_worker(django_db_setup, django_db_blocker):
         "DATABASE_URL": (
             f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
         ),
+        # Storefront webhooks: loopback receivers, and retries and timeouts of a second.
+        "STOREFRONT_WEBHOOK_ALLOW_INSECURE": "true",
+        "STOREFRONT_WEBHOOK_RETRY_SCHEDULE": "1,1,1",
+        "STOREFRONT_WEBHOOK_TIMEOUT": "1",
     }
     log_path = Path(settings.DATA_DIR) / "celery-worker.log"
     log = log_path.open("wb")

@@ -50,3 +50,10 @@ class Unprocessable(APIException):
 class MissingUserAgent(APIException):
     status_code = 400
     default_detail = "The User-Agent header is required: your app's name and a contact"
+
+
+class Conflict(APIException):
+    """The resource already exists (e.g. the same webhook registered twice)."""
+
+    status_code = 409
+    default_detail = "Conflict"

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from storefront.api import views
+from storefront.api import views, webhook_views
 from storefront.api.base import TiendanubeUnknownPathView
 
 urlpatterns = [
@@ -17,5 +17,7 @@ urlpatterns = [
     path("categories/<int:category_id>", views.CategoryDetailView.as_view()),
     path("scripts", views.ScriptListView.as_view()),
     path("scripts/<int:script_id>", views.ScriptDetailView.as_view()),
+    path("webhooks", webhook_views.WebhookListView.as_view()),
+    path("webhooks/<int:webhook_id>", webhook_views.WebhookDetailView.as_view()),
     re_path(r"^.*$", TiendanubeUnknownPathView.as_view()),
 ]

@@ -24,6 +24,7 @@ from tests.storefront.factories import (
     VariantFactory,
     issue_token,
 )
+from tests.storefront_webhooks.factories import WebhookFactory
 
 schema = schemathesis.openapi.from_wsgi("/api/docs/storefront/schema/?format=json", application)
 # The shared contract test runs the coverage phase (anonymously); here random bodies
@@ -53,6 +54,7 @@ def seeded(db, settings):
         "image_id": ProductImageFactory(product=product).pk,
         "category_id": CategoryFactory(store=store).pk,
         "script_id": ScriptFactory(store=store, app=installation.app).pk,
+        "webhook_id": WebhookFactory(installation=installation).pk,
     }
     headers = {
         "Authentication": f"bearer {issue_token(installation)}",
