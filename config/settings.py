@@ -177,11 +177,9 @@ REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
 REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
-CELERY_BEAT_SCHEDULE = {
-    "registry-purge-abandoned-uploads": {
-        "task": "registry.purge_abandoned_uploads",
-        "schedule": 3600.0,
-    },
+CELERY_BEAT_SCHEDULE["registry-purge-abandoned-uploads"] = {
+    "task": "registry.purge_abandoned_uploads",
+    "schedule": 3600.0,
 }
 
 # --- REST framework -----------------------------------------------------------------
@@ -281,15 +279,11 @@ CODEHOST_MIRROR_DEFAULT_INTERVAL = env_str("CODEHOST_MIRROR_DEFAULT_INTERVAL", "
 CODEHOST_MIRROR_MIN_INTERVAL = env_str("CODEHOST_MIRROR_MIN_INTERVAL", "10m")
 # Gitea's update_mirrors cron queues at most this many due mirrors per run.
 CODEHOST_MIRROR_BATCH = env_int("CODEHOST_MIRROR_BATCH", 50)
-# Merged into whatever schedule other apps' blocks define.
-CELERY_BEAT_SCHEDULE = {
-    **globals().get("CELERY_BEAT_SCHEDULE", {}),
-    "codehost-queue-due-mirrors": {
-        "task": "codehost.queue_due_mirrors",
-        "schedule": env_int("CODEHOST_MIRROR_CHECK_SECONDS", 60),
-    },
-    "codehost-reap-stuck-migrations": {
-        "task": "codehost.reap_stuck_work",
-        "schedule": env_int("CODEHOST_REAPER_SECONDS", 300),
-    },
+CELERY_BEAT_SCHEDULE["codehost-queue-due-mirrors"] = {
+    "task": "codehost.queue_due_mirrors",
+    "schedule": env_int("CODEHOST_MIRROR_CHECK_SECONDS", 60),
+}
+CELERY_BEAT_SCHEDULE["codehost-reap-stuck-migrations"] = {
+    "task": "codehost.reap_stuck_work",
+    "schedule": env_int("CODEHOST_REAPER_SECONDS", 300),
 }

@@ -37,7 +37,7 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
         def health():
             assert server.poll() is None, log_path.read_text()[-4000:]
             try:
-                response = requests.get(f"{base}/api/v2.0/health", timeout=10)
+                response = requests.get(f"{base}/api/v2.0/health", timeout=60)
             except requests.ConnectionError:
                 return None
             statuses = {c["name"]: c["status"] for c in response.json()["components"]}
@@ -52,7 +52,7 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
         assert re.search(rf"generated password: {re.escape(password)}", log_path.read_text())
 
         session = requests.Session()
-        session.get(f"{base}/admin/login/", timeout=10)
+        session.get(f"{base}/admin/login/", timeout=60)
         login = session.post(
             f"{base}/admin/login/?next=/admin/",
             data={
@@ -62,7 +62,7 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
                 "next": "/admin/",
             },
             headers={"Referer": f"{base}/admin/login/"},
-            timeout=10,
+            timeout=60,
         )
         assert login.status_code == 200
         assert login.url == f"{base}/admin/"
