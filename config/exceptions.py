@@ -7,6 +7,7 @@ import logging
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied
+from django.db import DataError
 from django.http import Http404
 from rest_framework import exceptions
 
@@ -48,6 +49,10 @@ def describe(exc: Exception, context: dict) -> APIErrorInfo:
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, DataError):
+        # A value the database cannot hold (NUL byte, out of range) is bad input, not a crash.
+        logger.info("rejected a value the database cannot store: %s", exc.__class__.__name__)
+        exc = exceptions.ParseError("invalid input: a value cannot be stored")
     if isinstance(exc, exceptions.APIException):
         headers = {}
         if getattr(exc, "auth_header", None):

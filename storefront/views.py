@@ -19,11 +19,12 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import APIException
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.parsers import StrictJSONParser
 from storefront import services
 from storefront.models import App
 
@@ -79,7 +80,7 @@ class TokenView(APIView):
 
     authentication_classes = []
     permission_classes = [AllowAny]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [StrictJSONParser, FormParser, MultiPartParser]
     http_method_names = ["post", "options"]
 
     def get_exception_handler(self):

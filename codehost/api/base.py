@@ -3,7 +3,7 @@
 from functools import cached_property
 
 from rest_framework.exceptions import NotAuthenticated
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -15,6 +15,7 @@ from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, redirect_response
+from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
 
 CONTENT_TYPE = "application/json;charset=utf-8"
@@ -33,7 +34,7 @@ class GiteaViewMixin(ServiceViewMixin):
     authentication_classes = AUTHENTICATION_CLASSES
     permission_classes = [TokenScopePermission]
     # Gitea binds JSON, urlencoded forms and multipart alike.
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [StrictJSONParser, FormParser, MultiPartParser]
     renderer_classes = [GiteaJSONRenderer]
     pagination_class = GiteaPagination
     exception_handler = staticmethod(gitea_exception_handler)

@@ -1,5 +1,6 @@
 """Unknown paths, wrong methods and crashes answer in each service's own error format."""
 
+import base64
 import logging
 
 import pytest
@@ -86,4 +87,24 @@ def test_crash_is_500_in_service_format_and_logged_with_request_id(client, db, c
 def test_wrong_method_is_405_in_service_format(client, db, path, check):
     response = client.put(path, data="{}", content_type="application/json")
     assert response.status_code == 405
+    assert check(response.json())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "status", "check"),
+    [
+        ("/api/v2.0/projects", 400, lambda body: body["errors"][0]["code"] == "BAD_REQUEST"),
+        # Gitea answers every body it cannot bind with 422.
+        ("/api/v1/user/repos", 422, lambda body: "message" in body and "url" in body),
+    ],
+)
+def test_nul_character_in_a_json_body_is_refused_not_500(client, admin_user, path, status, check):
+    response = client.post(
+        path,
+        data='{"project_name": "a\\u0000b", "name": "a\\u0000b"}',
+        content_type="application/json",
+        HTTP_AUTHORIZATION="Basic " + base64.b64encode(b"admin:password").decode(),
+    )
+    assert response.status_code == status
     assert check(response.json())
