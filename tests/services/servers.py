@@ -182,7 +182,7 @@ def start_redis(services: Services) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
-def _self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -229,7 +229,7 @@ def start_slapd(services: Services) -> dict:
     )
     root = services.tempdir("test-slapd-")
     (root / "db").mkdir()
-    cert_file, key_file = _self_signed_certificate(root)
+    cert_file, key_file = self_signed_certificate(root)
     port, tls_port = free_port(), free_port()
     schema = "/etc/ldap/schema"
     config = root / "slapd.conf"
