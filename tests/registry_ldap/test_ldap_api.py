@@ -283,9 +283,10 @@ def test_ping_body_must_be_an_object_when_sent(admin_client, ldap_configured):
     assert "ldap_verify_cert" in error(response)[1]
 
 
-def test_import_reports_uids_no_directory_can_hold(admin_client, ldap_configured):
+def test_import_refuses_a_body_with_a_nul_character_whole(admin_client, ldap_configured):
+    # Every service refuses JSON strings holding NUL (PostgreSQL text cannot store them).
     body = {"ldap_uid_list": ["a\x00b", "bob"]}
     response = admin_client.post(IMPORT, body, format="json")
-    assert response.status_code == 404
-    assert response.json() == [{"uid": "a\x00b", "error": "unknown_user"}]
-    assert User.objects.filter(username="bob").exists()
+    assert response.status_code == 400
+    assert error(response)[0] == "BAD_REQUEST"
+    assert not User.objects.filter(username="bob").exists()
