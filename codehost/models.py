@@ -180,29 +180,34 @@ class ServiceType(models.IntegerChoices):
     CODECOMMIT = 9, "codecommit"
 
 
+# Gitea's defaults for the issue tracker and pull request units.
+TRACKER_DEFAULTS = {
+    "enable_time_tracker": True,
+    "allow_only_contributors_to_track_time": True,
+    "enable_issue_dependencies": True,
+}
+PULL_DEFAULTS = {
+    "ignore_whitespace_conflicts": False,
+    "allow_merge_commits": True,
+    "allow_rebase": True,
+    "allow_rebase_explicit": True,
+    "allow_squash_merge": True,
+    "allow_fast_forward_only_merge": True,
+    "allow_rebase_update": True,
+    "allow_manual_merge": False,
+    "autodetect_manual_merge": False,
+    "default_delete_branch_after_merge": False,
+    "default_merge_style": "merge",
+    "default_allow_maintainer_edit": True,
+}
+
+
 def default_repo_units() -> dict:
     """Units of a new repository: {wire key: config}; Gitea's defaults."""
     return {
         "repo.code": {},
-        "repo.issues": {
-            "enable_time_tracker": True,
-            "allow_only_contributors_to_track_time": True,
-            "enable_issue_dependencies": True,
-        },
-        "repo.pulls": {
-            "ignore_whitespace_conflicts": False,
-            "allow_merge_commits": True,
-            "allow_rebase": True,
-            "allow_rebase_explicit": True,
-            "allow_squash_merge": True,
-            "allow_fast_forward_only_merge": True,
-            "allow_rebase_update": True,
-            "allow_manual_merge": False,
-            "autodetect_manual_merge": False,
-            "default_delete_branch_after_merge": False,
-            "default_merge_style": "merge",
-            "default_allow_maintainer_edit": True,
-        },
+        "repo.issues": dict(TRACKER_DEFAULTS),
+        "repo.pulls": dict(PULL_DEFAULTS),
         "repo.releases": {},
         "repo.wiki": {},
         "repo.projects": {"projects_mode": "all"},

@@ -27,6 +27,8 @@ from codehost.errors import (
     Unprocessable,
 )
 from codehost.models import (
+    PULL_DEFAULTS,
+    TRACKER_DEFAULTS,
     AccessMode,
     AccessToken,
     Activity,
@@ -668,25 +670,6 @@ class RepoEdit:
     archived: bool | None = None
 
 
-PULL_DEFAULTS = {
-    "ignore_whitespace_conflicts": False,
-    "allow_merge_commits": True,
-    "allow_rebase": True,
-    "allow_rebase_explicit": True,
-    "allow_squash_merge": True,
-    "allow_fast_forward_only_merge": True,
-    "allow_rebase_update": True,
-    "allow_manual_merge": False,
-    "autodetect_manual_merge": False,
-    "default_delete_branch_after_merge": False,
-    "default_merge_style": "merge",
-    "default_allow_maintainer_edit": True,
-}
-TRACKER_DEFAULTS = {
-    "enable_time_tracker": True,
-    "allow_only_contributors_to_track_time": True,
-    "enable_issue_dependencies": True,
-}
 MERGE_STYLES = {"merge", "rebase", "rebase-merge", "squash", "fast-forward-only", "manually-merged"}
 
 
