@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from registry.api.filters import Q_PATTERN
 from registry.api.serializers import ErrorsSerializer
+from registry.services import BOOL_METADATA
 
 
 class HarborAutoSchema(AutoSchema):
@@ -54,18 +55,7 @@ METADATA_BODY = {
     "maxProperties": 1,
     "additionalProperties": False,
     "properties": {
-        **{
-            key: BOOL_META
-            for key in (
-                "public",
-                "enable_content_trust",
-                "enable_content_trust_cosign",
-                "prevent_vul",
-                "auto_scan",
-                "auto_sbom_generation",
-                "reuse_sys_cve_allowlist",
-            )
-        },
+        **{key: BOOL_META for key in BOOL_METADATA},
         "severity": {"type": "string", "enum": ["none", "low", "medium", "high", "critical"]},
     },
 }
