@@ -116,6 +116,19 @@ def check_repo_name(name: str) -> None:
         raise MigrationError(422, f"The username '{name}' contains invalid characters.")
 
 
+def check_site_allows(request: MigrationRequest) -> None:
+    """The site's switches, checked after the address as Gitea's handler does."""
+    no_new_mirrors = (
+        settings.CODEHOST_DISABLE_NEW_PULL_MIRRORS or not settings.CODEHOST_MIRRORS_ENABLED
+    )
+    if request.mirror and no_new_mirrors:
+        raise MigrationError(
+            403, "the site administrator has disabled the creation of new pull mirrors"
+        )
+    if settings.CODEHOST_DISABLE_MIGRATIONS:
+        raise MigrationError(403, "the site administrator has disabled migrations")
+
+
 def check_creation_limit(doer, owner: Owner) -> None:
     limit = services.creation_limit(owner)
     if doer.is_superuser or limit < 0:
@@ -158,6 +171,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
     check_may_migrate_into(doer, owner)
     may_import_local = settings.CODEHOST_IMPORT_LOCAL_PATHS and doer.is_superuser
     source = parse_clone_address(request.clone_addr, may_import_local=may_import_local)
+    check_site_allows(request)
     interval = (
         mirrors.interval_seconds(
             request.mirror_interval or settings.CODEHOST_MIRROR_DEFAULT_INTERVAL

@@ -120,7 +120,10 @@ def request_sync(mirror_id: int) -> bool:
 
 
 def queue_due_mirrors() -> int:
-    """Queue syncs of ready mirrors whose next update has come (Gitea's update_mirrors)."""
+    """Queue syncs of ready mirrors whose next update has come (Gitea's update_mirrors,
+    which only runs while the mirror feature is on)."""
+    if not settings.CODEHOST_MIRRORS_ENABLED:
+        return 0
     due = Mirror.objects.filter(
         sync_state=Mirror.SyncState.IDLE,
         next_update__lte=timezone.now(),

@@ -13,9 +13,17 @@ from codehost.api.migration_serializers import MigrateRepoOptionsSerializer, bin
 from codehost.api.schema import GiteaErrorSerializer
 from codehost.api.serializers import RepositorySerializer
 from codehost.api.views.common import render_repo, visible_repo
-from codehost.errors import BadRequest, Forbidden, Unprocessable
+from codehost.errors import BadRequest, CodehostError, Forbidden, Unprocessable
 
 TAGS = ["repository"]
+
+
+class RepositoryArchived(CodehostError):
+    """Gitea's mustNotBeArchived route guard."""
+
+    status_code = 423
+
+
 REQUEST_FIELDS = {field.name for field in fields(migrations_service.MigrationRequest)}
 
 
@@ -66,6 +74,10 @@ class MirrorSyncView(GiteaViewMixin, APIView):
         found, found_access = visible_repo(self.actor, owner, repo)
         if not found_access.can_write_code:
             raise Forbidden("user should have a permission to write to a repo")
+        if found.is_archived:
+            raise RepositoryArchived(f"{found.owner.name}/{found.name} is archived")
+        if not settings.CODEHOST_MIRRORS_ENABLED:
+            raise BadRequest("Mirror feature is disabled")
         mirror = mirrors.mirror_of(found)
         if mirror is None:
             raise BadRequest("Repository is not a mirror")

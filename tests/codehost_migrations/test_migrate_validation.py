@@ -217,3 +217,36 @@ def test_the_owner_creation_limit_is_422(alice, alice_client, settings):
     owner.save()
     response = migrate(alice_client, clone_addr="https://example.com/a.git")
     assert_refused(response, 422, "You have already reached your limit of 0 repositories.")
+
+
+def test_disabled_migrations_are_403_after_the_address_checks(admin_client, settings):
+    settings.CODEHOST_DISABLE_MIGRATIONS = True
+    settings.CODEHOST_MIGRATIONS_ALLOWED_DOMAINS = ["*"]
+    response = migrate(admin_client, clone_addr="https://example.com/a.git")
+    assert_refused(response, 403, "the site administrator has disabled migrations")
+    # A bad address is still reported as such first, as Gitea's handler orders its checks.
+    response = migrate(admin_client, clone_addr="ftp://example.com/a.git")
+    assert_refused(
+        response,
+        422,
+        "migration/cloning from 'example.com' is not allowed: "
+        "the provided url protocol is not allowed",
+    )
+
+
+@pytest.mark.parametrize(
+    "switch",
+    [("CODEHOST_DISABLE_NEW_PULL_MIRRORS", True), ("CODEHOST_MIRRORS_ENABLED", False)],
+)
+def test_disabled_new_pull_mirrors_refuse_only_mirrors(alice, alice_client, settings, switch):
+    name, value = switch
+    setattr(settings, name, value)
+    settings.CODEHOST_MIGRATIONS_ALLOWED_DOMAINS = ["*"]
+    response = migrate(alice_client, clone_addr="https://example.com/a.git", mirror=True)
+    assert_refused(
+        response, 403, "the site administrator has disabled the creation of new pull mirrors"
+    )
+    # A plain migration passes that check: it gets as far as the name conflict.
+    RepositoryFactory(owner=owner_of(alice), name="demo")
+    response = migrate(alice_client, clone_addr="https://example.com/a.git")
+    assert response.status_code == 409

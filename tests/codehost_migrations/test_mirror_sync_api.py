@@ -136,3 +136,29 @@ def test_patch_changes_the_mirror_interval(alice_client, alice_mirror, interval,
     else:
         assert alice_mirror.interval_seconds == 8 * 3600
         assert response.json()["message"].startswith("invalid mirror interval: ")
+
+
+def test_an_archived_repository_is_423(alice, alice_client, django_capture_on_commit_callbacks):
+    # Mirrors cannot be archived through the API; Gitea's route guard answers for any
+    # archived repository before it looks at whether it is a mirror.
+    plain = RepositoryFactory(owner=owner_of(alice), name="old", is_archived=True)
+    archived_mirror = MirrorFactory(repo__owner=owner_of(alice), repo__is_archived=True)
+    with django_capture_on_commit_callbacks() as queued:
+        for repo in (plain, archived_mirror.repo):
+            response = alice_client.post(sync_url(repo))
+            assert response.status_code == 423
+            assert response.json()["message"] == f"alice/{repo.name} is archived"
+    assert queued == []
+
+
+def test_the_mirror_feature_switched_off_is_400_and_stops_periodic_syncs(
+    alice_client, alice_mirror, settings, django_capture_on_commit_callbacks
+):
+    settings.CODEHOST_MIRRORS_ENABLED = False
+    MirrorFactory(next_update=timezone.now() - timedelta(minutes=1))
+    with django_capture_on_commit_callbacks() as queued:
+        response = alice_client.post(sync_url(alice_mirror.repo))
+        assert mirrors.queue_due_mirrors() == 0
+    assert response.status_code == 400
+    assert response.json()["message"] == "Mirror feature is disabled"
+    assert queued == []
