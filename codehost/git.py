@@ -41,6 +41,15 @@ def repo_path(owner: str, name: str) -> Path:
     return root() / owner.lower() / f"{name.lower()}.git"
 
 
+# A migrated wiki lives inside its repository's directory (git ignores the extra folder),
+# so moving, renaming or deleting the repository takes its wiki along in the same step.
+WIKI_DIR = "wiki.git"
+
+
+def wiki_path(repository: Path) -> Path:
+    return repository / WIKI_DIR
+
+
 def run(
     args: list[str],
     *,
@@ -128,7 +137,10 @@ def delete(path: Path) -> None:
 def size(path: Path) -> int:
     """Bytes used by the repository directory."""
     total = 0
-    for dirpath, _dirnames, filenames in os.walk(path):
+    for dirpath, dirnames, filenames in os.walk(path):
+        if dirpath == str(path) and WIKI_DIR in dirnames:
+            # As Gitea's, a repository's size leaves its wiki out.
+            dirnames.remove(WIKI_DIR)
         for filename in filenames:
             try:
                 total += os.lstat(os.path.join(dirpath, filename)).st_size
@@ -314,6 +326,29 @@ def clone_mirror(
         timeout=timeout,
     )
     run(["config", "http.receivepack", "true"], cwd=target)
+
+
+# Gitea's commonWikiURLSuffixes, tried in order on the address without its ".git".
+WIKI_SUFFIXES = (".wiki.git", ".git/wiki")
+
+
+def find_wiki_remote(
+    source: str, *, timeout: int, username: str = "", password: str = ""
+) -> str | None:
+    """The first wiki address next to `source` that answers git (Gitea's WikiRemoteURL)."""
+    base = source.removesuffix(".git")
+    for suffix in WIKI_SUFFIXES:
+        candidate = base + suffix
+        try:
+            run_remote(
+                ["ls-remote", "--quiet", "--heads", "--", candidate, "HEAD"],
+                env=remote_env(username, password),
+                timeout=timeout,
+            )
+        except GitError:
+            continue
+        return candidate
+    return None
 
 
 def remove_origin(path: Path) -> None:

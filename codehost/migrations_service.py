@@ -302,6 +302,8 @@ def run_migration(task_id: int) -> None:
             username=remote.username,
             password=remote.password,
         )
+        if task.options.get("wiki"):
+            clone_wiki(task, staging, remote)
         if not task.options.get("mirror"):
             git.remove_origin(staging)
     except (git.GitError, credentials.CredentialsUnreadable) as error:
@@ -311,6 +313,25 @@ def run_migration(task_id: int) -> None:
         fail_migration(task_id, status, message)
         return
     finish_migration(task_id, staging)
+
+
+def clone_wiki(task: MigrationTask, staging: Path, remote: credentials.RemoteCredentials):
+    """The remote's wiki repository, when it has one; as in Gitea, a wiki that fails to
+    clone is only a warning, the code still migrates."""
+    timeout = settings.CODEHOST_MIGRATION_TIMEOUT
+    login = {"username": remote.username, "password": remote.password}
+    source = git.find_wiki_remote(task.clone_addr, timeout=timeout, **login)
+    if source is None:
+        return
+    wiki = git.wiki_path(staging)
+    try:
+        git.clone_mirror(source, wiki, timeout=timeout, **login)
+        if not task.options.get("mirror"):
+            git.remove_origin(wiki)
+    except git.GitError as error:
+        git.delete(wiki)
+        message = scrub(str(error), remote.secrets)
+        logger.warning("wiki of migration %s not cloned: %s", task.pk, message)
 
 
 def finish_migration(task_id: int, staging: Path) -> None:

@@ -168,7 +168,26 @@ def run_sync(mirror_id: int) -> None:
             next_update=next_update_after(now, mirror.interval_seconds),
         )
         return
+    sync_wiki(repo, path, remote)
     finish_sync(mirror, before, after, path)
+
+
+def sync_wiki(repo: Repository, path, remote: credentials.RemoteCredentials) -> None:
+    """A mirror with a migrated wiki updates it too; a failure there is logged only."""
+    wiki = git.wiki_path(path)
+    if not wiki.is_dir():
+        return
+    try:
+        git.fetch_mirror(
+            wiki,
+            timeout=settings.CODEHOST_MIRROR_TIMEOUT,
+            prune=True,
+            username=remote.username,
+            password=remote.password,
+        )
+    except git.GitError as error:
+        message = scrub(str(error), remote.secrets)
+        logger.warning("wiki sync of repository %s failed: %s", repo.pk, message)
 
 
 @transaction.atomic
