@@ -45,6 +45,7 @@ def test_anonymous_callers_get_401(client, source_repo):
         ({"repo_name": "x" * 101}, "[RepoName]: MaxSize"),
         ({"clone_addr": None}, "[CloneAddr]: Required"),
         ({"service": "svn"}, "[Service]: In"),
+        ({"description": "d" * 2049}, "[Description]: MaxSize"),
     ],
 )
 def test_binding_errors_are_422_with_the_go_field_name(alice_client, body, message):

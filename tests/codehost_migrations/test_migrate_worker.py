@@ -12,6 +12,7 @@ from django.conf import settings
 
 from codehost import credentials
 from codehost.models import Activity, MigrationTask, Mirror, OpType, Repository, ServiceType
+from tests.codehost.factories import UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under, git
 from tests.conftest import wait_until
 
@@ -339,3 +340,25 @@ def test_a_migration_past_the_wait_fails_and_is_cleaned_up_when_git_ends(
         message="the staging directory to go",
     )
     assert not (clean_git_root / "admin" / "late.git").exists()
+
+
+def test_an_admin_migrates_into_another_user_by_id_privately(
+    celery_worker, admin_client, local_imports, source_repo, clean_git_root
+):
+    bob = owner_of(UserFactory(username="bob"))
+    response = admin_client.post(
+        URL,
+        {
+            "clone_addr": str(source_repo.path),
+            "repo_name": "given",
+            "uid": bob.pk,
+            "private": True,
+            "description": "migrated for bob",
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["full_name"], body["private"]) == ("bob/given", True)
+    assert body["description"] == "migrated for bob"
+    assert (clean_git_root / "bob" / "given.git").is_dir()
