@@ -17,6 +17,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from codehost import priority
+
 GIT = "git"
 # Identity and config isolation: a server's git must not read the service account's
 # ~/.gitconfig nor the system one.
@@ -259,7 +261,6 @@ CREDENTIAL_HELPER = (
 # Schemes a migration may make git speak (no ext::, fd::, ...).
 REMOTE_PROTOCOLS = "http:https:git:file"
 PR_SET_PDEATHSIG = 1
-REMOTE_NICENESS = 10
 
 
 def remote_env(username: str = "", password: str = "") -> dict:
@@ -289,7 +290,7 @@ def _background_child() -> None:
     lower CPU priority, so web requests stay responsive while clones and fetches run."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    os.nice(REMOTE_NICENESS)
+    priority.lower_priority()
 
 
 def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: int) -> None:
@@ -320,12 +321,13 @@ def clone_mirror(
 ) -> None:
     """A bare `--mirror` clone of `source` (URL or local path) into the new `target`."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Smart HTTP pushes run through http-backend; we authorize them ourselves.
+    accept_pushes = "http.receivepack=true"
     run_remote(
-        ["clone", "--mirror", "--quiet", "--", source, str(target)],
+        ["clone", "--mirror", "--quiet", "--config", accept_pushes, "--", source, str(target)],
         env=remote_env(username, password),
         timeout=timeout,
     )
-    run(["config", "http.receivepack", "true"], cwd=target)
 
 
 # Gitea's commonWikiURLSuffixes, tried in order on the address without its ".git".
@@ -366,7 +368,19 @@ def fetch_mirror(
 
 
 def default_branch(path: Path) -> str:
-    """The branch HEAD points at ("" when HEAD is detached or unborn)."""
+    """The branch HEAD points at ("" when HEAD is detached).
+
+    Read from the HEAD file (the files ref store's format, "ref: refs/heads/<name>"), which
+    saves a git process per migration and sync; `git symbolic-ref` answers otherwise.
+    """
+    try:
+        head = (path / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        head = ""
+    if head.startswith("ref: refs/heads/"):
+        return head.removeprefix("ref: refs/heads/")
+    if len(head) in (40, 64):
+        return ""
     try:
         ref = run(["symbolic-ref", "--quiet", "HEAD"], cwd=path).decode().strip()
     except GitError:

@@ -20,7 +20,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
-from codehost import access, credentials, git, mirrors, names, services
+from codehost import access, credentials, git, migration_notices, mirrors, names, services
 from codehost.access import Actor
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
 from codehost.remote_address import CloneSource, detect_service, parse_clone_address, scrub
@@ -236,15 +236,19 @@ def queue_migration(task_id: int) -> None:
 
 
 def wait_for_migration(task_id: int, seconds: float) -> MigrationTask:
-    """Poll our own record until the worker is done; past `seconds`, give up and clean up."""
+    """Wait for the worker's notice, reading our own record after each wake-up; past
+    `seconds`, give up and clean up."""
     began = time.monotonic()
-    while time.monotonic() - began < seconds:
-        task = MigrationTask.objects.get(pk=task_id)
+    while True:
+        task = MigrationTask.objects.select_related("repo__owner").get(pk=task_id)
         if task.status in (MigrationTask.Status.SUCCEEDED, MigrationTask.Status.FAILED):
             return task
-        # Most migrations finish within seconds: answer promptly, then poll less often.
         waited = time.monotonic() - began
-        time.sleep(0.02 if waited < 5 else 0.25)
+        if waited >= seconds:
+            break
+        migration_notices.wait(
+            task_id, min(seconds - waited, migration_notices.CHECK_SECONDS), waited
+        )
     fail_migration(task_id, 500, f"the migration did not finish within {int(seconds)} seconds")
     return MigrationTask.objects.get(pk=task_id)
 
@@ -376,6 +380,7 @@ def finish_migration(task_id: int, staging: Path) -> None:
         task.status = MigrationTask.Status.SUCCEEDED
         task.finished = now
         task.save(update_fields=["status", "finished"])
+        transaction.on_commit(lambda: migration_notices.announce(task_id))
         repository_migrated.send(sender=MigrationTask, task=task, repo=repo)
 
 
@@ -399,6 +404,7 @@ def fail_migration(task_id: int, status: int, message: str) -> bool:
         task.error = message
         task.finished = timezone.now()
         task.save(update_fields=["status", "error_status", "error", "finished"])
+        transaction.on_commit(lambda: migration_notices.announce(task_id))
         repo = task.repo
         git.delete(staging_path(task_id))
         if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:

@@ -3,7 +3,7 @@ keeps its state on our own records and may safely run twice (acks_late redeliver
 
 from celery import shared_task
 
-from codehost import migrations_service, mirrors
+from codehost import migrations_service, mirrors, priority
 
 
 @shared_task(name="codehost.migrate_repository", queue="git", ignore_result=True)
@@ -13,7 +13,8 @@ def migrate_repository(task_id: int) -> None:
 
 @shared_task(name="codehost.sync_mirror", queue="git", ignore_result=True)
 def sync_mirror(mirror_id: int) -> None:
-    mirrors.run_sync(mirror_id)
+    # Nobody waits on a sync: all of it yields to web requests.
+    priority.run_in_background_thread(mirrors.run_sync, mirror_id)
 
 
 @shared_task(name="codehost.queue_due_mirrors", ignore_result=True)

@@ -46,8 +46,9 @@ def test_migrating_a_local_repository_makes_a_ready_copy(
     path = clean_git_root / "admin" / "demo.git"
     copied = git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", cwd=path)
     assert dict(line.split(" ", 1) for line in copied.splitlines()) == source_repo.refs()
-    # A migration (not a mirror) forgets its origin.
+    # A migration (not a mirror) forgets its origin; pushes over smart HTTP are accepted.
     assert git("remote", cwd=path) == ""
+    assert git("config", "http.receivepack", cwd=path) == "true"
     # Nothing left in staging.
     assert files_under(clean_git_root / ".migrating") == []
     task = MigrationTask.objects.get(repo=repo)

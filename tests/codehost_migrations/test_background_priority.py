@@ -1,0 +1,50 @@
+"""Mirror syncs run at a lower CPU priority, their git processes included; the worker's
+own priority is untouched afterwards. And the HEAD read that saves a git process."""
+
+import os
+import subprocess
+
+import pytest
+
+from codehost import git, priority
+from tests.codehost_migrations.conftest import SourceRepo
+from tests.codehost_migrations.conftest import git as run_git
+
+
+def niceness_of_a_child() -> int:
+    return int(subprocess.run(["nice"], capture_output=True, text=True, check=True).stdout)
+
+
+def test_work_in_the_background_thread_and_its_processes_run_niced():
+    seen = {}
+
+    def work():
+        seen["thread"] = os.getpriority(os.PRIO_PROCESS, 0)
+        seen["child"] = niceness_of_a_child()
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    priority.run_in_background_thread(work)
+    assert seen["thread"] >= priority.NICENESS
+    assert seen["child"] >= priority.NICENESS
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
+    assert niceness_of_a_child() == before
+
+
+def test_an_error_in_the_background_thread_reaches_the_caller():
+    def fail():
+        raise git.GitError("fetch failed")
+
+    with pytest.raises(git.GitError, match="fetch failed"):
+        priority.run_in_background_thread(fail)
+
+
+def test_the_default_branch_is_read_from_head(tmp_path):
+    bare = tmp_path / "bare.git"
+    run_git("init", "--bare", "--quiet", "--initial-branch=trunk", str(bare))
+    # Unborn: the branch HEAD names, though no commit exists yet.
+    assert git.default_branch(bare) == "trunk"
+    work = SourceRepo(tmp_path / "work")
+    head = work.commit()
+    assert git.default_branch(work.path / ".git") == "main"
+    run_git("checkout", "--quiet", "--detach", head, cwd=work.path)
+    assert git.default_branch(work.path / ".git") == ""
