@@ -1,12 +1,15 @@
-"""Mirror syncs run at a lower CPU priority, their git processes included; the worker's
-own priority is untouched afterwards. And the HEAD read that saves a git process."""
+"""What keeps migrations prompt and web requests responsive: mirror syncs at a lower CPU
+priority (their git included, the worker's own priority untouched), the HEAD read that
+saves a git process, and the Redis notice a waiting migration request wakes on."""
 
 import os
 import subprocess
+import threading
+import time
 
 import pytest
 
-from codehost import git, priority
+from codehost import git, migration_notices, priority
 from tests.codehost_migrations.conftest import SourceRepo
 from tests.codehost_migrations.conftest import git as run_git
 
@@ -48,3 +51,16 @@ def test_the_default_branch_is_read_from_head(tmp_path):
     assert git.default_branch(work.path / ".git") == "main"
     run_git("checkout", "--quiet", "--detach", head, cwd=work.path)
     assert git.default_branch(work.path / ".git") == ""
+
+
+def test_a_waiting_request_wakes_on_the_workers_notice(settings):
+    assert settings.REDIS_URL, "the tests run with Redis, as deployments do"
+    timer = threading.Timer(0.2, migration_notices.announce, args=(424242,))
+    began = time.monotonic()
+    timer.start()
+    migration_notices.wait(424242, 10, waited=0)
+    assert time.monotonic() - began < 5
+    # Collected: a second wait sits out its time.
+    began = time.monotonic()
+    migration_notices.wait(424242, 0.3, waited=0)
+    assert time.monotonic() - began >= 0.25
