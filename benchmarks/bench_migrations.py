@@ -147,11 +147,13 @@ def compare_with_plain_clone(
     return {
         "remote": label,
         "commits": COMMITS,
-        "git clone --mirror s (median)": statistics.median(plain),
-        "POST /repos/migrate s (median)": statistics.median(ours),
-        "ratio": statistics.median(ours) / statistics.median(plain),
-        "queued s": statistics.median(t[0] for t in timings),
-        "in worker s": statistics.median(t[1] for t in timings),
+        "git clone --mirror ms (median)": statistics.median(plain) * 1000,
+        "POST /repos/migrate ms (median)": statistics.median(ours) * 1000,
+        "ratio": f"{statistics.median(ours) / statistics.median(plain):.2f}",
+        "queued ms": statistics.median(t[0] for t in timings) * 1000,
+        "in worker ms": statistics.median(t[1] for t in timings) * 1000,
+        # The machine's load when measured: wall times mean little on a busy machine.
+        "load 1m": os.getloadavg()[0],
     }
 
 
@@ -240,6 +242,7 @@ def run() -> None:
                 for name in names:
                     migrate(session, base, str(source), name, mirror=True)
                 idle = load(f"{base}/api/v1/version", 300, 4)
+                idle_load = os.getloadavg()[0]
                 stop = threading.Event()
                 latencies: list[float] = []
                 probes = [
@@ -248,7 +251,10 @@ def run() -> None:
                 ]
                 for probe in probes:
                     probe.start()
-                rounds = [sync_all(session, base, names, source, r) for r in range(1, 4)]
+                rounds = [
+                    (sync_all(session, base, names, source, r), os.getloadavg()[0])
+                    for r in range(1, 4)
+                ]
                 stop.set()
                 for probe in probes:
                     probe.join()
@@ -262,13 +268,16 @@ def run() -> None:
                 print_table(
                     f"mirror-sync of {MIRRORS} mirrors at once "
                     f"({WORKER_PROCESSES} worker processes)",
-                    [{"round": i + 1, "seconds until all synced": s} for i, s in enumerate(rounds)],
+                    [
+                        {"round": i + 1, "seconds until all synced": s, "load 1m": load_1m}
+                        for i, (s, load_1m) in enumerate(rounds)
+                    ],
                 )
                 print_table(
                     "GET /api/v1/version (ms)",
                     [
-                        {"workers": "idle", **{k: idle[k] for k in busy}},
-                        {"workers": "busy syncing", **busy},
+                        {"workers": "idle", **{k: idle[k] for k in busy}, "load 1m": idle_load},
+                        {"workers": "busy syncing", **busy, "load 1m": os.getloadavg()[0]},
                     ],
                 )
     finally:
