@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from codehost.models import MigrationTask, Repository, Team, TeamMember
+from codehost.migrations_service import MigrationRequest, start_migration
+from codehost.models import MigrationTask, Mirror, Repository, Team, TeamMember
 from tests.codehost.factories import OrgFactory, RepositoryFactory, UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under
 
@@ -251,3 +252,30 @@ def test_disabled_new_pull_mirrors_refuse_only_mirrors(alice, alice_client, sett
     RepositoryFactory(owner=owner_of(alice), name="demo")
     response = migrate(alice_client, clone_addr="https://example.com/a.git")
     assert response.status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("options", "interval"),
+    [
+        ({"mirror": True}, 8 * 3600),
+        ({"mirror": True, "mirror_interval": "0"}, 0),
+        ({"mirror": True, "mirror_interval": "1h30m"}, 5400),
+        # Ignored (no schedule at all) for a migration that is not a mirror.
+        ({"mirror": False, "mirror_interval": "1m"}, None),
+    ],
+)
+def test_a_mirror_gets_its_schedule_with_the_repository(
+    admin_user, local_imports, source_repo, django_capture_on_commit_callbacks, options, interval
+):
+    request = MigrationRequest(clone_addr=str(source_repo.path), repo_name="demo", **options)
+    with django_capture_on_commit_callbacks() as queued:
+        task = start_migration(admin_user, request)
+    assert len(queued) == 1
+    assert task.repo.status == Repository.Status.BEING_MIGRATED
+    mirror = Mirror.objects.filter(repo=task.repo).first()
+    if interval is None:
+        assert mirror is None
+        return
+    assert (mirror.interval_seconds, mirror.enable_prune) == (interval, True)
+    # The schedule starts when the clone is done.
+    assert (mirror.updated, mirror.next_update) == (None, None)
