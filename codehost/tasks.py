@@ -11,7 +11,12 @@ def migrate_repository(task_id: int) -> None:
     migrations_service.run_migration(task_id)
 
 
-@shared_task(name="codehost.sync_mirror", queue="git", ignore_result=True)
+# With Redis, workers take every message of priority 0 (the default) before any of a
+# lower one: a migration someone waits on overtakes the syncs queued by mirror-sync or beat.
+SYNC_PRIORITY = 9
+
+
+@shared_task(name="codehost.sync_mirror", queue="git", ignore_result=True, priority=SYNC_PRIORITY)
 def sync_mirror(mirror_id: int) -> None:
     # Nobody waits on a sync: all of it yields to web requests.
     priority.run_in_background_thread(mirrors.run_sync, mirror_id)

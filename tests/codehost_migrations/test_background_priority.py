@@ -8,8 +8,10 @@ import threading
 import time
 
 import pytest
+import redis
 
-from codehost import git, migration_notices, priority
+from codehost import git, migration_notices, priority, tasks
+from codehost.tasks import migrate_repository, sync_mirror
 from tests.codehost_migrations.conftest import SourceRepo
 from tests.codehost_migrations.conftest import git as run_git
 
@@ -64,3 +66,18 @@ def test_a_waiting_request_wakes_on_the_workers_notice(settings):
     began = time.monotonic()
     migration_notices.wait(424242, 0.3, waited=0)
     assert time.monotonic() - began >= 0.25
+
+
+def test_queued_syncs_wait_behind_migrations_in_redis(settings):
+    """The broker keeps a list per priority and workers empty the priority-0 list first;
+    a queue no worker reads shows where each task's message goes."""
+    queue = "codehost-priority-probe"
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    lower = f"{queue}\x06\x16{tasks.SYNC_PRIORITY}"
+    try:
+        sync_mirror.apply_async((0,), queue=queue)
+        migrate_repository.apply_async((0,), queue=queue)
+        assert (client.llen(lower), client.llen(queue)) == (1, 1)
+        assert b"codehost.sync_mirror" in client.lindex(lower, 0)
+    finally:
+        client.delete(queue, lower)
