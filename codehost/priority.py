@@ -2,9 +2,9 @@
 
 On Linux the nice value belongs to a thread, and the processes a thread starts inherit it.
 So a mirror sync runs in a short-lived thread that lowers its own priority: the sync's
-Python, its database bookkeeping and every git process it starts yield to the web
-processes, and the worker process itself keeps its normal priority for its next task
-(an unprivileged process cannot raise its priority again once lowered).
+Python and every git process it starts yield to the web processes (the database server's
+share of the work is not ours to lower), and the worker process itself keeps its normal
+priority for its next task (an unprivileged process cannot raise it again once lowered).
 """
 
 import os
@@ -18,9 +18,12 @@ NICENESS = 10
 
 def lower_priority() -> None:
     """The calling thread (or a child before exec) to at least NICENESS."""
-    current = os.getpriority(os.PRIO_PROCESS, 0)
-    if current < NICENESS:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < NICENESS:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+    except OSError:
+        # Where priorities are not per thread the work still runs, at the usual priority.
+        pass
 
 
 def run_in_background_thread(function: Callable[..., None], *args) -> None:
