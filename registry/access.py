@@ -126,7 +126,21 @@ def roles_of(user, project: Project) -> list[int]:
     if members is None:
         members = list(ProjectMember.objects.filter(membership_filter(user), project=project))
         project.caller_members = members
-    held = {member.role for member in members}
+    return _ranked({member.role for member in members})
+
+
+def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:
+    """The caller's role ids in each of these projects (one query), highest first."""
+    if not user.is_authenticated or not project_ids:
+        return {}
+    held: dict[int, set[int]] = {}
+    rows = ProjectMember.objects.filter(membership_filter(user), project_id__in=project_ids)
+    for project_id, role in rows.values_list("project_id", "role"):
+        held.setdefault(project_id, set()).add(role)
+    return {project_id: _ranked(roles) for project_id, roles in held.items()}
+
+
+def _ranked(held: set[int]) -> list[int]:
     return [int(role) for role in ROLE_RANK if role in held]
 
 
