@@ -23,8 +23,8 @@ OMITTED = (None, "", 0, False)
 def harbor_time(value) -> str | None:
     if value is None:
         return None
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    # isoformat truncates to milliseconds as Harbor does, and is faster than strftime.
+    return value.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class HarborTimeField(serializers.Field):
