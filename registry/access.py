@@ -58,6 +58,17 @@ PUBLIC_ACTIONS = frozenset(
 )
 
 
+# Harbor's project policies, as (resource under /project/{id}, action, MATRIX entry deciding
+# it): the MATRIX's own, "" naming the project itself, and pull and push named on the
+# repository as Harbor names them (GET /users/current/permissions lists these).
+POLICIES = [
+    ("" if resource == "project" else resource, action, key)
+    for key in MATRIX
+    if key != "artifact:push"
+    for resource, action in [key.split(":")]
+] + [("repository", "pull", "artifact:read"), ("repository", "push", "artifact:push")]
+
+
 def is_sysadmin(user) -> bool:
     if not user.is_authenticated:
         return False
@@ -158,3 +169,17 @@ def can(user, project: Project, action: str) -> bool:
         return True
     allowed = MATRIX[action]
     return any(role in allowed for role in roles_of(user, project))
+
+
+def granted_actions(user, project: Project | None) -> set[str]:
+    """The MATRIX entries the caller holds in `project` (None: a project that does not
+    exist, where only a sysadmin holds anything), deciding sysadmin and roles once."""
+    if is_sysadmin(user):
+        return set(MATRIX)
+    if project is None:
+        return set()
+    roles = roles_of(user, project)
+    granted = {key for key, allowed in MATRIX.items() if any(role in allowed for role in roles)}
+    if project_is_public(project):
+        granted |= PUBLIC_ACTIONS
+    return granted

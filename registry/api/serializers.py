@@ -579,6 +579,11 @@ class PasswordReqSerializer(serializers.Serializer):
     new_password = documented_string(minLength=8, maxLength=128, pattern=PASSWORD_PATTERN)
 
 
+class PermissionSerializer(HarborSerializer):
+    action = _out(serializers.CharField)
+    resource = _out(serializers.CharField)
+
+
 class UserSysAdminFlagSerializer(serializers.Serializer):
     sysadmin_flag = StrictBooleanField(required=False)
 
