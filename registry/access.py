@@ -146,7 +146,8 @@ def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:
         return {}
     held: dict[int, set[int]] = {}
     rows = ProjectMember.objects.filter(membership_filter(user), project_id__in=project_ids)
-    for project_id, role in rows.values_list("project_id", "role"):
+    # No ordering: the default one joins the projects to sort by name.
+    for project_id, role in rows.order_by().values_list("project_id", "role"):
         held.setdefault(project_id, set()).add(role)
     return {project_id: _ranked(roles) for project_id, roles in held.items()}
 
