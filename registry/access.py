@@ -58,6 +58,17 @@ PUBLIC_ACTIONS = frozenset(
 )
 
 
+# Harbor's project policies, as (resource under /project/{id}, action, MATRIX entry deciding
+# it): the MATRIX's own, "" naming the project itself, and pull and push named on the
+# repository as Harbor names them (GET /users/current/permissions lists these).
+POLICIES = [
+    ("" if resource == "project" else resource, action, key)
+    for key in MATRIX
+    if key != "artifact:push"
+    for resource, action in [key.split(":")]
+] + [("repository", "pull", "artifact:read"), ("repository", "push", "artifact:push")]
+
+
 def is_sysadmin(user) -> bool:
     if not user.is_authenticated:
         return False
@@ -126,7 +137,22 @@ def roles_of(user, project: Project) -> list[int]:
     if members is None:
         members = list(ProjectMember.objects.filter(membership_filter(user), project=project))
         project.caller_members = members
-    held = {member.role for member in members}
+    return _ranked({member.role for member in members})
+
+
+def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:
+    """The caller's role ids in each of these projects (one query), highest first."""
+    if not user.is_authenticated or not project_ids:
+        return {}
+    held: dict[int, set[int]] = {}
+    rows = ProjectMember.objects.filter(membership_filter(user), project_id__in=project_ids)
+    # No ordering: the default one joins the projects to sort by name.
+    for project_id, role in rows.order_by().values_list("project_id", "role"):
+        held.setdefault(project_id, set()).add(role)
+    return {project_id: _ranked(roles) for project_id, roles in held.items()}
+
+
+def _ranked(held: set[int]) -> list[int]:
     return [int(role) for role in ROLE_RANK if role in held]
 
 
@@ -144,3 +170,17 @@ def can(user, project: Project, action: str) -> bool:
         return True
     allowed = MATRIX[action]
     return any(role in allowed for role in roles_of(user, project))
+
+
+def granted_actions(user, project: Project | None) -> set[str]:
+    """The MATRIX entries the caller holds in `project` (None: a project that does not
+    exist, where only a sysadmin holds anything), deciding sysadmin and roles once."""
+    if is_sysadmin(user):
+        return set(MATRIX)
+    if project is None:
+        return set()
+    roles = roles_of(user, project)
+    granted = {key for key, allowed in MATRIX.items() if any(role in allowed for role in roles)}
+    if project_is_public(project):
+        granted |= PUBLIC_ACTIONS
+    return granted

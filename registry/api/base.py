@@ -114,9 +114,18 @@ class HarborViewMixin(ServiceViewMixin):
         return response
 
     def list_response(self, queryset, serializer_class, context: dict | None = None) -> Response:
-        page = self.paginator.paginate_queryset(queryset, self.request, view=self)
-        data = serializer_class(page, many=True, context=self.serializer_context(context)).data
-        return self.paginator.get_paginated_response(data)
+        data = serializer_class(
+            self.page(queryset), many=True, context=self.serializer_context(context)
+        ).data
+        return self.paginated(data)
+
+    def page(self, queryset) -> list:
+        """The requested page of `queryset` (its count is taken for X-Total-Count)."""
+        return self.paginator.paginate_queryset(queryset, self.request, view=self)
+
+    def paginated(self, records: list) -> Response:
+        """The page's records with Harbor's paging headers."""
+        return self.paginator.get_paginated_response(records)
 
     def serializer_context(self, extra: dict | None = None) -> dict:
         return {"request": self.request, **(extra or {})}

@@ -23,8 +23,8 @@ OMITTED = (None, "", 0, False)
 def harbor_time(value) -> str | None:
     if value is None:
         return None
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    # isoformat truncates to milliseconds as Harbor does, and is faster than strftime.
+    return value.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class HarborTimeField(serializers.Field):
@@ -53,15 +53,20 @@ class HarborSerializer(serializers.Serializer):
     arrays: frozenset = frozenset()
 
     def to_representation(self, instance):
-        data = super().to_representation(instance)
-        out = {}
-        for key in sorted(data):
-            value = data[key]
-            if key in self.arrays:
-                out[key] = value if value else None
-            elif key in self.always or value not in OMITTED:
-                out[key] = value
-        return out
+        return go_swagger(super().to_representation(instance), self.always, self.arrays)
+
+
+def go_swagger(data: dict, always: frozenset = frozenset(), arrays: frozenset = frozenset()):
+    """A record as go-swagger writes it: keys sorted, zero scalars dropped unless in
+    `always`, empty arrays in `arrays` written as null."""
+    out = {}
+    for key in sorted(data):
+        value = data[key]
+        if key in arrays:
+            out[key] = value if value else None
+        elif key in always or value not in OMITTED:
+            out[key] = value
+    return out
 
 
 def _out(field_class, **kwargs):
@@ -178,17 +183,23 @@ class CVEAllowlistSerializer(serializers.Serializer):
 
 
 def allowlist_of(project, detailed: bool) -> dict:
+    return allowlist_record(
+        project.pk, project.cve_allowlist_items, project.cve_allowlist_expires_at, detailed
+    )
+
+
+def allowlist_record(project_id: int, items, expires_at, detailed: bool) -> dict:
     if not detailed:
         return {"creation_time": ZERO_TIME, "items": None, "update_time": ZERO_TIME}
     data = {
         "creation_time": ZERO_TIME,
-        "id": project.pk,
-        "items": list(project.cve_allowlist_items or []),
-        "project_id": project.pk,
+        "id": project_id,
+        "items": list(items or []),
+        "project_id": project_id,
         "update_time": ZERO_TIME,
     }
-    if project.cve_allowlist_expires_at is not None:
-        data["expires_at"] = project.cve_allowlist_expires_at
+    if expires_at is not None:
+        data["expires_at"] = expires_at
     return dict(sorted(data.items()))
 
 
@@ -566,6 +577,11 @@ class UserProfileSerializer(serializers.Serializer):
 class PasswordReqSerializer(serializers.Serializer):
     old_password = StrictCharField(required=False, allow_blank=True)
     new_password = documented_string(minLength=8, maxLength=128, pattern=PASSWORD_PATTERN)
+
+
+class PermissionSerializer(HarborSerializer):
+    action = _out(serializers.CharField)
+    resource = _out(serializers.CharField)
 
 
 class UserSysAdminFlagSerializer(serializers.Serializer):

@@ -13,6 +13,7 @@ from registry.api.views import (
     projects,
     repositories,
     system,
+    user_permissions,
     users,
 )
 
@@ -64,6 +65,7 @@ urlpatterns = [
     re_path(REPO + r"$", repositories.RepositoryDetailView.as_view()),
     path("users", users.UserListView.as_view()),
     path("users/current", users.CurrentUserView.as_view()),
+    path("users/current/permissions", user_permissions.CurrentUserPermissionsView.as_view()),
     path("users/search", users.UserSearchView.as_view()),
     path("users/<id:user_id>", users.UserDetailView.as_view()),
     path("users/<id:user_id>/password", users.UserPasswordView.as_view()),

@@ -163,6 +163,9 @@ def test_users_configuration_and_permissions(harbor):
         assert denied.value.errors[0].message == "Only system admin can create project"
         await admin.update_config(Configurations(project_creation_restriction="everyone"))
         await carol.create_project(ProjectReq(project_name="mine"))
+        mine = await carol.get_project("mine")
+        held = await carol.get_current_user_permissions(f"/project/{mine.project_id}", True)
+        assert {(p.resource, p.action) for p in held} >= {(".", "update"), ("repository", "push")}
         users = await admin.get_users()
         assert [u.username for u in users] == ["carol"]
         stats = await carol.get_statistics()

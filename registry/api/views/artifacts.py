@@ -13,6 +13,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec
 from registry.api.permissions import get_project
+from registry.api.records import ARTIFACT_COLUMNS, artifact_records
 from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
 from registry.api.views.repositories import default_base, repository_name_of
 from registry.errors import BadRequest, NotFound
@@ -128,12 +129,12 @@ class ArtifactListView(ArtifactMixin, APIView):
             .values_list("pk", flat=True)
             .first()
         )
-        queryset = artifact_queryset(flags["with_label"]).filter(repository_id=repository_id)
+        queryset = Artifact.objects.filter(repository_id=repository_id)
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
             queryset = queryset.filter(default_base())
-        queryset = ARTIFACT_QUERY.apply(queryset, params)
-        return self.list_response(queryset, ArtifactSerializer, flags)
+        rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT_COLUMNS))
+        return self.paginated(artifact_records(rows, full_name, **flags))
 
 
 class ArtifactDetailView(ArtifactMixin, APIView):

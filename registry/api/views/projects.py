@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from django.db.models import Count, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -14,6 +14,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login
+from registry.api.records import PROJECT_COLUMNS, project_records
 from registry.api.serializers import (
     ProjectDeletableSerializer,
     ProjectReqSerializer,
@@ -59,13 +60,11 @@ PROJECT_QUERY = QuerySpec(
 )
 
 
-def project_queryset(user, with_detail: bool = True):
+def project_queryset(user):
     queryset = access.visible_projects(user).annotate(repo_count=repo_count())
-    prefetches = [access.caller_memberships(user)]
-    if with_detail:
-        queryset = queryset.select_related("owner")
-        prefetches.append("metadata")
-    return queryset.prefetch_related(*prefetches)
+    return queryset.select_related("owner").prefetch_related(
+        access.caller_memberships(user), "metadata"
+    )
 
 
 class ProjectListView(HarborViewMixin, APIView):
@@ -82,7 +81,7 @@ class ProjectListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
-        queryset = project_queryset(request.user, with_detail)
+        queryset = access.visible_projects(request.user).annotate(repo_count=repo_count())
         params = request.query_params
         if params.get("name"):
             queryset = queryset.filter(name__icontains=params["name"])
@@ -90,8 +89,9 @@ class ProjectListView(HarborViewMixin, APIView):
             queryset = queryset.filter(is_public=self.query_bool("public", False))
         if params.get("owner"):
             queryset = queryset.filter(owner__username=params["owner"])
-        queryset = PROJECT_QUERY.apply(queryset, params)
-        return self.list_response(queryset, ProjectSerializer, {"with_detail": with_detail})
+        columns = dict(owner_name=F("owner__username")) if with_detail else {}
+        queryset = PROJECT_QUERY.apply(queryset, params).values(*PROJECT_COLUMNS, **columns)
+        return self.paginated(project_records(self.page(queryset), request.user, with_detail))
 
     @extend_schema(
         operation_id="headProject",
