@@ -210,6 +210,10 @@ def read_bytes(digest: str) -> bytes:
         return handle.read()
 
 
+def blob_size(digest: str) -> int:
+    return blob_storage().size(blob_path(digest))
+
+
 def open_blob(digest: str):
     return blob_storage().open(blob_path(digest), "rb")
 

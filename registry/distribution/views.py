@@ -230,17 +230,18 @@ class ManifestView(DistributionView):
     def get(self, request, name, reference):
         auth.require(self.caller, name, "pull")
         found = manifests.resolve(name, reference)
+        content = manifests.content(found)
         manifests.record_pull(found)
-        return self._manifest_response(found, with_body=True)
+        return self._manifest_response(found, content, len(content))
 
     def head(self, request, name, reference):
         auth.require(self.caller, name, "pull")
-        return self._manifest_response(manifests.resolve(name, reference), with_body=False)
+        found = manifests.resolve(name, reference)
+        return self._manifest_response(found, b"", manifests.size(found))
 
-    def _manifest_response(self, found, with_body: bool) -> HttpResponse:
-        content = storage.read_bytes(found.digest) if with_body else b""
+    def _manifest_response(self, found, content: bytes, size: int) -> HttpResponse:
         response = HttpResponse(content, content_type=found.media_type)
-        response["Content-Length"] = str(found.size)
+        response["Content-Length"] = str(size)
         response["Docker-Content-Digest"] = found.digest
         return response
 
