@@ -13,7 +13,16 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from registry.distribution import auth, blobs, digests, listing, manifests, storage, token
+from registry.distribution import (
+    auth,
+    blobs,
+    digests,
+    listing,
+    manifests,
+    socket_body,
+    storage,
+    token,
+)
 from registry.distribution.errors import (
     DistributionError,
     NameInvalid,
@@ -49,6 +58,12 @@ def body_length(request) -> int | None:
 def body_stream(request, length: int | None):
     # Django's own stream stops at Content-Length; a chunked body is de-chunked by the server.
     return request.META["wsgi.input"] if length is None else request
+
+
+def blob_body(request, length: int | None):
+    """The body of a blob upload: see socket_body (its chunks are only valid until read on)."""
+    fast = socket_body.take_over(request, length, storage.CHUNK_SIZE)
+    return fast if fast is not None else body_stream(request, length)
 
 
 @method_decorator(csrf_exempt, name="dispatch")
@@ -184,7 +199,7 @@ class UploadStartView(DistributionView):
         digests.parse(digest)
         manifests.charge_blob(name, digest, length or 0)
         upload = blobs.start_upload(name)
-        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.verify_upload(upload, digest, blob_body(request, length), length)
         blobs.complete_upload(upload, digest)
         return blob_created(name, digest)
 
@@ -202,7 +217,7 @@ class UploadView(DistributionView):
         length = body_length(request)
         blobs.receive_chunk(
             upload,
-            body_stream(request, length),
+            blob_body(request, length),
             length,
             request.headers.get("Content-Range", ""),
         )
@@ -215,7 +230,7 @@ class UploadView(DistributionView):
         digests.parse(digest)
         length = body_length(request)
         manifests.charge_blob(name, digest, upload.offset + (length or 0))
-        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.verify_upload(upload, digest, blob_body(request, length), length)
         blobs.complete_upload(upload, digest)
         return blob_created(name, digest)
 

@@ -1,11 +1,11 @@
-"""An upload survives the web server being killed mid-upload: a new server process resumes it.
-
-The server here is gunicorn as `make run` starts it (not the in-process live server), on the
-test database and DATA_DIR, killed with SIGKILL while a chunk is still arriving.
+"""Uploads under gunicorn as `make run` starts it (not the in-process live server), on the
+test database and DATA_DIR: blob bodies read from its socket, and an upload that survives
+the server being killed mid-upload.
 """
 
 import contextlib
 import hashlib
+import http.client
 import os
 import signal
 import socket
@@ -134,3 +134,42 @@ def test_upload_resumes_on_a_new_server_after_a_kill_mid_chunk(bearer, tmp_path)
         assert pulled.status_code == 200
         assert hashlib.sha256(pulled.content).hexdigest() == digest.split(":")[1]
         assert not (Path(settings.REGISTRY_UPLOADS_DIR) / upload_id).exists()
+
+
+def test_blob_bodies_read_from_the_socket_keep_the_connection_in_step(bearer, tmp_path):
+    """Blob bodies bypass gunicorn's buffers; each next request on the same kept-alive
+    connection must still start where the previous body ended, read or not."""
+    mib = 1024 * 1024
+    blob = os.urandom(3 * mib + 5)
+    with web_server(tmp_path / "gunicorn.log") as (base, _):
+        port = int(base.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+        def call(method, path, body=None, headers=None):
+            connection.request(method, path, body=body, headers={**bearer, **(headers or {})})
+            response = connection.getresponse()
+            return response, response.read()
+
+        response, _ = call("POST", f"/v2/{NAME}/blobs/uploads/")
+        assert response.status == 202
+        sock = connection.sock
+        location = response.getheader("Location")
+        response, _ = call("PUT", f"{location}?digest={sha256(blob)}", blob)
+        assert response.status == 201
+
+        # A chunk refused before its body is read: gunicorn drains the body itself (a small
+        # one: past 64 KiB it closes the connection instead).
+        response, _ = call("POST", f"/v2/{NAME}/blobs/uploads/")
+        location = response.getheader("Location")
+        response, _ = call("PATCH", location, b"x" * 30000, {"Content-Range": "5-30004"})
+        assert response.status == 416
+        # A body read whole, then refused (its digest does not match).
+        response, _ = call("PUT", f"{location}?digest={sha256(b'other')}", blob[: 2 * mib])
+        assert response.status == 400
+
+        response, pulled = call("GET", f"/v2/{NAME}/blobs/{sha256(blob)}")
+        assert response.status == 200
+        assert pulled == blob
+        # All of it on one connection.
+        assert connection.sock is sock
+        connection.close()
