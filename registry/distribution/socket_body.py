@@ -31,7 +31,10 @@ class _GunicornSocketBody:
         self._sock = sock
         self._reader = reader
         self._unreader = unreader
-        self._buffers = [memoryview(bytearray(chunk_size)) for _ in range(BUFFERS)]
+        # Made on first use, no larger than the body: a small blob or a refused chunk
+        # costs no megabytes.
+        self._buffer_size = min(chunk_size, reader.length)
+        self._buffers: list[memoryview] = []
         self._turn = 0
 
     @classmethod
@@ -58,8 +61,7 @@ class _GunicornSocketBody:
         held = self._take_buffered(size)
         if held:
             return held
-        view = self._buffers[self._turn % BUFFERS][:size]
-        self._turn += 1
+        view = self._next_buffer()[:size]
         received = 0
         while received < len(view):
             count = self._sock.recv_into(view[received:])
@@ -68,6 +70,13 @@ class _GunicornSocketBody:
             received += count
             self._reader.length -= count
         return view[:received]
+
+    def _next_buffer(self) -> memoryview:
+        if len(self._buffers) < BUFFERS:
+            self._buffers.append(memoryview(bytearray(self._buffer_size)))
+        buffer = self._buffers[self._turn % BUFFERS]
+        self._turn += 1
+        return buffer
 
     def _take_buffered(self, size: int) -> bytes:
         """Up to `size` of the bytes gunicorn read past the headers (body, or beyond)."""
