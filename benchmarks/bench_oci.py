@@ -1,6 +1,6 @@
 """OCI distribution: blob push/pull throughput and manifest GET latency, ours against the
 CNCF Distribution registry (Debian `docker-registry`), and our web process's peak memory
-during a 1 GiB chunked blob upload.
+during 1 GiB blob uploads.
 
 Both servers run on loopback on the same machine; the numbers are as noisy as the machine.
 """
@@ -9,8 +9,10 @@ import contextlib
 import hashlib
 import json
 import os
+import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from tests.services.servers import free_port, wait_for_port
 
 MIB = 1024 * 1024
 BLOB_MIB = 100
-ROUNDS = 5
+ROUNDS = 7
 BIG_MIB = 1024
 ADMIN = ("admin", "bench-admin")
 NAME = "bench/app"
@@ -162,14 +164,22 @@ class Target:
 
 
 def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
-    """Rounds alternate between the servers so that the machine's load hits both alike."""
+    """Rounds alternate between the servers so that the machine's load hits both alike.
+
+    Each round's ours/theirs ratio compares two transfers made seconds apart; the table's
+    ratio row is the median of those per-round ratios, which a load spike in one round
+    cannot drag far.
+    """
     size = source.stat().st_size
+    for target in targets:
+        # Untimed: the first transfer opens connections and fills caches.
+        push_blob(target.session, target.base, source, digest)
+        pull_blob(target.session, target.base, digest, size)
     for _ in range(ROUNDS):
         for target in targets:
             cpu = cpu_seconds(target.pids)
             target.pushes.append(push_blob(target.session, target.base, source, digest))
             target.push_cpu.append(cpu_seconds(target.pids) - cpu)
-    for _ in range(ROUNDS):
         for target in targets:
             target.pulls.append(pull_blob(target.session, target.base, digest, size))
     rows = []
@@ -181,16 +191,29 @@ def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
         rows.append(
             {
                 "server": target.label,
-                "push MiB/s": BLOB_MIB / min(target.pushes),
-                "push median": BLOB_MIB / sorted(target.pushes)[len(target.pushes) // 2],
-                "push server CPU s": sorted(target.push_cpu)[len(target.push_cpu) // 2],
-                "pull MiB/s": BLOB_MIB / min(target.pulls),
-                "pull median": BLOB_MIB / sorted(target.pulls)[len(target.pulls) // 2],
+                "push MiB/s best": BLOB_MIB / min(target.pushes),
+                "push MiB/s median": BLOB_MIB / statistics.median(target.pushes),
+                "push server CPU s": statistics.median(target.push_cpu),
+                "pull MiB/s best": BLOB_MIB / min(target.pulls),
+                "pull MiB/s median": BLOB_MIB / statistics.median(target.pulls),
                 "manifest rps": manifest["rps"],
                 "manifest p50": manifest["p50"],
                 "manifest p95": manifest["p95"],
             }
         )
+    ours, theirs = targets
+    ratio = {"server": "ours / theirs"}
+    for key in rows[0]:
+        if key != "server":
+            ratio[key] = f"{rows[0][key] / rows[1][key]:.2f}"
+    # Throughput ratios per round (theirs' seconds over ours'), then their median.
+    for key, mine, others in (
+        ("push MiB/s median", ours.pushes, theirs.pushes),
+        ("pull MiB/s median", ours.pulls, theirs.pulls),
+    ):
+        paired = sorted(other / own for own, other in zip(mine, others, strict=True))
+        ratio[key] = f"{statistics.median(paired):.2f} ({paired[0]:.2f}-{paired[-1]:.2f})"
+    rows.append(ratio)
     return rows
 
 
@@ -232,10 +255,51 @@ def worker_pids(master_port: int) -> list[int]:
     return pids
 
 
-def big_upload_memory(base: str) -> dict:
-    """1 GiB pushed in 64 MiB chunked-encoding PATCHes; peak RSS of the web processes."""
+class RepeatedBlock:
+    """`count` copies of `block` as a body of known length (sent with Content-Length)."""
+
+    def __init__(self, block: bytes, count: int):
+        self.block = block
+        self.left = len(block) * count
+        self.total = self.left
+
+    def __len__(self) -> int:
+        return self.total
+
+    def read(self, size: int = -1) -> bytes:
+        offset = (self.total - self.left) % len(self.block)
+        size = self.left if size < 0 else min(size, self.left)
+        piece = self.block[offset : offset + size]
+        self.left -= len(piece)
+        return piece
+
+
+class PeakRss:
+    """Samples the processes' RSS every 50 ms while in use; `peak` in KiB."""
+
+    def __init__(self, pids: list[int]):
+        self.pids = pids
+        self.peak = max(rss_kib(pid) for pid in pids)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            self.peak = max(self.peak, *(rss_kib(pid) for pid in self.pids))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def big_upload_memory(base: str) -> list[dict]:
+    """1 GiB pushed as 64 MiB chunked-encoding PATCHes, then as one PUT with Content-Length
+    (the two ways the body is read); RSS of the web processes sampled during each."""
     pids = server_pids(base)
-    before = max(rss_kib(pid) for pid in pids)
     block = os.urandom(MIB)
     hasher = hashlib.sha256()
     for _ in range(BIG_MIB):
@@ -243,38 +307,52 @@ def big_upload_memory(base: str) -> dict:
     digest = "sha256:" + hasher.hexdigest()
     session = requests.Session()
     session.auth = ADMIN
-    location = base + session.post(f"{base}/v2/{NAME}/blobs/uploads/").headers["Location"]
-    peak = before
     chunk_mib = 64
-    began = time.perf_counter()
-    for index in range(BIG_MIB // chunk_mib):
 
-        def body():
-            for _ in range(chunk_mib):
-                yield block
+    def chunked_patches(location: str) -> str:
+        for index in range(BIG_MIB // chunk_mib):
 
-        start = index * chunk_mib * MIB
-        response = session.patch(
-            location,
-            data=body(),  # a generator: sent with Transfer-Encoding: chunked
-            headers={"Content-Range": f"{start}-{start + chunk_mib * MIB - 1}"},
+            def body():
+                for _ in range(chunk_mib):
+                    yield block
+
+            start = index * chunk_mib * MIB
+            response = session.patch(
+                location,
+                data=body(),  # a generator: sent with Transfer-Encoding: chunked
+                headers={"Content-Range": f"{start}-{start + chunk_mib * MIB - 1}"},
+            )
+            if response.status_code != 202:
+                raise RuntimeError(f"PATCH failed: {response.status_code} {response.text[:300]}")
+            location = base + response.headers["Location"]
+        return session.put(location, params={"digest": digest})
+
+    def one_put(location: str) -> requests.Response:
+        return session.put(location, params={"digest": digest}, data=RepeatedBlock(block, BIG_MIB))
+
+    rows = []
+    for label, push in (
+        (f"1 GiB chunked PATCH ({chunk_mib} MiB each)", chunked_patches),
+        ("1 GiB PUT with Content-Length", one_put),
+    ):
+        before = max(rss_kib(pid) for pid in pids)
+        location = base + session.post(f"{base}/v2/{NAME}/blobs/uploads/").headers["Location"]
+        began = time.perf_counter()
+        with PeakRss(pids) as sampled:
+            done = push(location)
+        seconds = time.perf_counter() - began
+        if done.status_code != 201:
+            raise RuntimeError(f"{label} failed: {done.status_code} {done.text[:300]}")
+        rows.append(
+            {
+                "upload": label,
+                "MiB/s": BIG_MIB / seconds,
+                "RSS before MiB": before / 1024,
+                "RSS peak sampled MiB": sampled.peak / 1024,
+                "VmHWM MiB": max(rss_kib(pid, "VmHWM") for pid in pids) / 1024,
+            }
         )
-        if response.status_code != 202:
-            raise RuntimeError(f"PATCH failed: {response.status_code} {response.text[:300]}")
-        location = base + response.headers["Location"]
-        peak = max(peak, *(rss_kib(pid) for pid in pids))
-    done = session.put(location, params={"digest": digest})
-    if done.status_code != 201:
-        raise RuntimeError(f"PUT failed: {done.status_code} {done.text[:300]}")
-    seconds = time.perf_counter() - began
-    high_water = max(rss_kib(pid, "VmHWM") for pid in pids)
-    return {
-        "upload": "1 GiB chunked PATCH (64 MiB each)",
-        "MiB/s": BIG_MIB / seconds,
-        "RSS before MiB": before / 1024,
-        "RSS peak sampled MiB": peak / 1024,
-        "VmHWM MiB": high_water / 1024,
-    }
+    return rows
 
 
 def run() -> None:
@@ -290,6 +368,7 @@ def run() -> None:
         )
         source = Path(scratch) / "blob"
         digest = blob_source(source, BLOB_MIB)
+        load_before = os.getloadavg()
         with (
             web_server({**env, "WEB_THREADS": "4"}, workers=2) as ours,
             distribution_registry() as (theirs, their_pids),
@@ -303,10 +382,10 @@ def run() -> None:
                 digest,
             )
             memory = big_upload_memory(ours)
-        ratio = {"server": "ours / theirs"}
-        for key in rows[0]:
-            if key != "server":
-                ratio[key] = rows[0][key] / rows[1][key]
-        rows.append(ratio)
-        print_table(f"OCI blobs ({BLOB_MIB} MiB, {ROUNDS} rounds) and manifest GET (ms)", rows)
-        print_table("web process memory during a 1 GiB upload", [memory])
+        print(f"load average before: {load_before}, after: {os.getloadavg()}")
+        print_table(
+            f"OCI blobs ({BLOB_MIB} MiB, {ROUNDS} rounds; ratio row: median of per-round"
+            " ratios, range in brackets) and manifest GET (ms)",
+            rows,
+        )
+        print_table("web process memory during a 1 GiB upload (per process)", memory)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from registry import configuration, ldap
@@ -449,8 +449,9 @@ def record_pull(repository: Repository, artifact: Artifact, tag: str | None = No
     Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
     if tag:
         Tag.objects.filter(repository=repository, name=tag).update(pull_time=now)
+    # Counted in the database: concurrent pulls must not overwrite each other's count.
     Repository.objects.filter(pk=repository.pk).update(
-        pull_count=repository.pull_count + 1, update_time=now
+        pull_count=F("pull_count") + 1, update_time=now
     )
     repository.pull_count += 1
 

@@ -84,10 +84,10 @@ def receive_chunk(upload: Upload, stream, length: int | None, content_range: str
     return upload
 
 
-def _append(upload: Upload, stream, length: int | None) -> None:
+def _append(upload: Upload, stream, length: int | None, algorithm: str = "sha256") -> None:
     start = upload.offset
     try:
-        new_offset = storage.append_to_upload(upload.id, start, stream, length)
+        new_offset = storage.append_to_upload(upload.id, start, stream, length, algorithm)
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
     # Only the request that started from the recorded offset may move it on.
@@ -104,7 +104,7 @@ def verify_upload(upload: Upload, digest: str, stream=None, length: int | None =
     """
     algorithm, _ = digests.parse(digest)
     if stream is not None and length != 0:
-        _append(upload, stream, length)
+        _append(upload, stream, length, algorithm)
     actual = storage.upload_digest(upload.id, upload.offset, algorithm)
     if actual != digest:
         cancel_upload(upload)

@@ -57,7 +57,6 @@ class Found:
     tag: str | None
     digest: str
     media_type: str
-    size: int
 
 
 @dataclass
@@ -275,7 +274,7 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
 
 
 def resolve(repository_name: str, reference: str) -> Found:
-    """The manifest a tag or digest names in the repository (two queries)."""
+    """The manifest a tag or digest names in the repository (one query when it exists)."""
     tag = None
     if digests.looks_like_digest(reference):
         digests.parse(reference)
@@ -296,17 +295,28 @@ def resolve(repository_name: str, reference: str) -> Found:
         if not Repository.objects.filter(name=repository_name).exists():
             raise NameUnknown(detail={"name": repository_name})
         raise ManifestUnknown(detail={"reference": reference})
-    blob = Blob.objects.filter(digest=artifact.digest).first()
-    if blob is None:
-        raise ManifestUnknown(detail={"reference": reference})
     return Found(
         repository=artifact.repository,
         artifact=artifact,
         tag=tag,
         digest=artifact.digest,
         media_type=artifact.manifest_media_type,
-        size=blob.size,
     )
+
+
+def content(found: Found) -> bytes:
+    """The manifest's bytes; their length is its size (no database round trip)."""
+    try:
+        return storage.read_bytes(found.digest)
+    except FileNotFoundError as exc:
+        raise ManifestUnknown(detail={"digest": found.digest}) from exc
+
+
+def size(found: Found) -> int:
+    try:
+        return storage.blob_size(found.digest)
+    except FileNotFoundError as exc:
+        raise ManifestUnknown(detail={"digest": found.digest}) from exc
 
 
 def record_pull(found: Found) -> None:

@@ -11,6 +11,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from django.conf import settings
@@ -48,7 +49,7 @@ def discard_upload_file(upload_id) -> None:
 
 
 class _RunningHashers:
-    """The sha256 of each upload's bytes so far, kept while the same process receives it.
+    """The digest of each upload's bytes so far, kept while the same process receives it.
 
     Chunks of one upload may reach other processes (or arrive after a restart); then the
     digest is computed by reading the staged file again at the end.
@@ -60,12 +61,12 @@ class _RunningHashers:
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, tuple[int, object]] = OrderedDict()
 
-    def take(self, key: str, offset: int):
+    def take(self, key: str, offset: int, algorithm: str):
         with self._lock:
             entry = self._entries.pop(key, None)
-        if entry is not None and entry[0] == offset:
+        if entry is not None and entry[0] == offset and entry[1].name == algorithm:
             return entry[1]
-        return digests.new_hasher("sha256") if offset == 0 else None
+        return digests.new_hasher(algorithm) if offset == 0 else None
 
     def keep(self, key: str, offset: int, hasher) -> None:
         with self._lock:
@@ -80,31 +81,70 @@ class _RunningHashers:
 
 _hashers = _RunningHashers()
 
+# Hashing runs beside the request thread: hashlib releases the GIL on large updates, so
+# a chunk is hashed while the next one is received and written (sha256 costs more CPU
+# than the rest of an upload together).
+_hashing = ThreadPoolExecutor(max_workers=8, thread_name_prefix="blob-hash")
 
-def append_to_upload(upload_id, offset: int, stream, length: int | None) -> int:
+
+class _OverlappedHasher:
+    """Feeds a hasher from the `_hashing` pool, one chunk in flight at a time, in order."""
+
+    def __init__(self, hasher):
+        self.hasher = hasher
+        self._pending: Future | None = None
+
+    def update(self, chunk: bytes) -> None:
+        self.finish()
+        self._pending = _hashing.submit(self.hasher.update, chunk)
+
+    def finish(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
+
+def append_to_upload(
+    upload_id, offset: int, stream, length: int | None, algorithm: str = "sha256"
+) -> int:
     """Append the request body (`length` bytes, or to the end when None) at `offset`.
 
-    Returns the new size. The file is truncated back to `offset` if the body breaks off,
-    so a failed chunk can be retried from where the upload stood.
+    Returns the new size. The bytes are hashed on the way in (with `algorithm` when the
+    upload starts here), so completing it needs no second read. The file is truncated
+    back to `offset` if the body breaks off, so a failed chunk can be retried from where
+    the upload stood.
     """
     path = upload_path(upload_id)
     key = str(upload_id)
-    hasher = _hashers.take(key, offset)
+    hasher = _hashers.take(key, offset, algorithm)
+    overlapped = _OverlappedHasher(hasher) if hasher is not None else None
     written = 0
-    with open(path, "ab") as handle:
+    # Unbuffered: chunks are large, a buffer would only add a copy.
+    with open(path, "ab", buffering=0) as handle:
         handle.truncate(offset)
         try:
             for chunk in read_body(stream, length):
-                handle.write(chunk)
-                if hasher is not None:
-                    hasher.update(chunk)
+                if overlapped is not None:
+                    overlapped.update(chunk)
+                _write_all(handle, chunk)
                 written += len(chunk)
+            if overlapped is not None:
+                overlapped.finish()
         except BaseException:
+            if overlapped is not None:
+                overlapped.finish()
             handle.truncate(offset)
             raise
     if hasher is not None:
         _hashers.keep(key, offset + written, hasher)
     return offset + written
+
+
+def _write_all(handle, chunk: bytes) -> None:
+    # A raw file's write() may be partial.
+    view = memoryview(chunk)
+    while view:
+        view = view[handle.write(view) :]
 
 
 def read_body(stream, length: int | None) -> Iterator[bytes]:
@@ -127,7 +167,7 @@ def read_body(stream, length: int | None) -> Iterator[bytes]:
 
 def upload_digest(upload_id, size: int, algorithm: str) -> str:
     """Digest of the staged bytes, from the running hash when this process has it."""
-    hasher = _hashers.take(str(upload_id), size) if algorithm == "sha256" else None
+    hasher = _hashers.take(str(upload_id), size, algorithm)
     if hasher is None:
         hasher = digests.new_hasher(algorithm)
         with open(upload_path(upload_id), "rb") as handle:
@@ -168,6 +208,10 @@ def save_bytes(digest: str, data: bytes) -> None:
 def read_bytes(digest: str) -> bytes:
     with blob_storage().open(blob_path(digest), "rb") as handle:
         return handle.read()
+
+
+def blob_size(digest: str) -> int:
+    return blob_storage().size(blob_path(digest))
 
 
 def open_blob(digest: str):

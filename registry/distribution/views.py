@@ -13,7 +13,16 @@ from django.utils.decorators import method_decorator
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from registry.distribution import auth, blobs, digests, listing, manifests, storage, token
+from registry.distribution import (
+    auth,
+    blobs,
+    digests,
+    listing,
+    manifests,
+    socket_body,
+    storage,
+    token,
+)
 from registry.distribution.errors import (
     DistributionError,
     NameInvalid,
@@ -49,6 +58,12 @@ def body_length(request) -> int | None:
 def body_stream(request, length: int | None):
     # Django's own stream stops at Content-Length; a chunked body is de-chunked by the server.
     return request.META["wsgi.input"] if length is None else request
+
+
+def blob_body(request, length: int | None):
+    """The body of a blob upload: see socket_body (its chunks are only valid until read on)."""
+    fast = socket_body.take_over(request, length, storage.CHUNK_SIZE)
+    return fast if fast is not None else body_stream(request, length)
 
 
 @method_decorator(csrf_exempt, name="dispatch")
@@ -184,7 +199,7 @@ class UploadStartView(DistributionView):
         digests.parse(digest)
         manifests.charge_blob(name, digest, length or 0)
         upload = blobs.start_upload(name)
-        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.verify_upload(upload, digest, blob_body(request, length), length)
         blobs.complete_upload(upload, digest)
         return blob_created(name, digest)
 
@@ -202,7 +217,7 @@ class UploadView(DistributionView):
         length = body_length(request)
         blobs.receive_chunk(
             upload,
-            body_stream(request, length),
+            blob_body(request, length),
             length,
             request.headers.get("Content-Range", ""),
         )
@@ -215,7 +230,7 @@ class UploadView(DistributionView):
         digests.parse(digest)
         length = body_length(request)
         manifests.charge_blob(name, digest, upload.offset + (length or 0))
-        blobs.verify_upload(upload, digest, body_stream(request, length), length)
+        blobs.verify_upload(upload, digest, blob_body(request, length), length)
         blobs.complete_upload(upload, digest)
         return blob_created(name, digest)
 
@@ -230,17 +245,18 @@ class ManifestView(DistributionView):
     def get(self, request, name, reference):
         auth.require(self.caller, name, "pull")
         found = manifests.resolve(name, reference)
+        content = manifests.content(found)
         manifests.record_pull(found)
-        return self._manifest_response(found, with_body=True)
+        return self._manifest_response(found, content, len(content))
 
     def head(self, request, name, reference):
         auth.require(self.caller, name, "pull")
-        return self._manifest_response(manifests.resolve(name, reference), with_body=False)
+        found = manifests.resolve(name, reference)
+        return self._manifest_response(found, b"", manifests.size(found))
 
-    def _manifest_response(self, found, with_body: bool) -> HttpResponse:
-        content = storage.read_bytes(found.digest) if with_body else b""
+    def _manifest_response(self, found, content: bytes, size: int) -> HttpResponse:
         response = HttpResponse(content, content_type=found.media_type)
-        response["Content-Length"] = str(found.size)
+        response["Content-Length"] = str(size)
         response["Docker-Content-Digest"] = found.digest
         return response
 

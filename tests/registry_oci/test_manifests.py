@@ -62,6 +62,30 @@ def test_pull_counts_in_pull_count_and_pull_time(reg):
     assert Artifact.objects.get().pull_time is not None
 
 
+def test_concurrent_pulls_all_count(reg, registry_url, owner):
+    """Pulls at the same moment each add one to pull_count (none is lost to another)."""
+    import threading
+
+    reg.push_image("team/app", "v1")
+    statuses = []
+    start = threading.Barrier(6)
+
+    def pull():
+        client = Registry(registry_url, owner.username)
+        client.request("GET", "/v2/")  # connect and sign in before the race starts
+        start.wait()
+        for _ in range(3):
+            statuses.append(client.request("GET", "/v2/team/app/manifests/v1").status_code)
+
+    threads = [threading.Thread(target=pull) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 18
+    assert Repository.objects.get(name="team/app").pull_count == 18
+
+
 def test_docker_schema2_and_manifest_list(reg):
     amd = reg.push_image("team/multi", "amd", docker=True, layers=(b"amd",))
     arm = reg.push_image("team/multi", "arm", docker=True, layers=(b"arm",))

@@ -1,0 +1,175 @@
+"""Uploads under gunicorn as `make run` starts it (not the in-process live server), on the
+test database and DATA_DIR: blob bodies read from its socket, and an upload that survives
+the server being killed mid-upload.
+"""
+
+import contextlib
+import hashlib
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+
+from registry.distribution import token
+from tests.conftest import ROOT, wait_until
+from tests.registry_oci.conftest import sha256
+from tests.services.servers import free_port, wait_for_port
+
+NAME = "team/app"
+
+
+@contextlib.contextmanager
+def web_server(log_path: Path):
+    """gunicorn (one worker) on the test database; yields (base URL, process)."""
+    database = settings.DATABASES["default"]
+    port = free_port()
+    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    env = {
+        **os.environ,
+        "DATABASE_URL": (
+            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+        ),
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "1",
+        "WEB_THREADS": "2",
+    }
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [gunicorn, "-c", "python:config.gunicorn", "config.wsgi"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for_port(port, process, log_path, seconds=120)
+        yield f"http://127.0.0.1:{port}", process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+@pytest.fixture
+def bearer(project):
+    """What docker sends: a token for push and pull in the project (no password hashing in
+    the server process, whose hashers differ from the tests')."""
+    granted = [token.Scope("repository", NAME, frozenset({"pull", "push"}))]
+    return {"Authorization": f"Bearer {token.issue('owner', granted)['token']}"}
+
+
+def staged_size(upload_id: str) -> int:
+    path = Path(settings.REGISTRY_UPLOADS_DIR) / upload_id
+    return path.stat().st_size if path.exists() else 0
+
+
+def test_upload_resumes_on_a_new_server_after_a_kill_mid_chunk(bearer, tmp_path):
+    mib = 1024 * 1024
+    data = os.urandom(6 * mib + 17)
+    first, second = mib, 5 * mib
+    log_path = tmp_path / "gunicorn.log"
+
+    with web_server(log_path) as (base, process):
+        started = requests.post(f"{base}/v2/{NAME}/blobs/uploads/", headers=bearer, timeout=60)
+        assert started.status_code == 202, started.text
+        location = started.headers["Location"]
+        upload_id = started.headers["Docker-Upload-UUID"]
+        done = requests.patch(
+            base + location,
+            data=data[:first],
+            headers={**bearer, "Content-Range": f"0-{first - 1}"},
+            timeout=60,
+        )
+        assert done.status_code == 202, done.text
+        location = done.headers["Location"]
+
+        # The second chunk breaks off: its first half reaches the server, which dies.
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
+            head = (
+                f"PATCH {location} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Authorization: {bearer['Authorization']}\r\n"
+                f"Content-Range: {first}-{second - 1}\r\n"
+                f"Content-Length: {second - first}\r\n\r\n"
+            )
+            # The server reads a body a MiB at a time: this much gets written at least once.
+            half = first + 5 * mib // 2
+            connection.sendall(head.encode() + data[first:half])
+            wait_until(
+                lambda: staged_size(upload_id) > first, 60, message="part of the chunk staged"
+            )
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+    with web_server(log_path) as (base, _):
+        status = requests.get(base + location, headers=bearer, timeout=60)
+        assert status.status_code == 204, status.text
+        # Only the completed chunk counts; the broken-off bytes are not part of the upload.
+        assert status.headers["Range"] == f"0-{first - 1}"
+        resumed = requests.patch(
+            base + location,
+            data=data[first:second],
+            headers={**bearer, "Content-Range": f"{first}-{second - 1}"},
+            timeout=60,
+        )
+        assert resumed.status_code == 202, resumed.text
+        digest = sha256(data)
+        finished = requests.put(
+            base + resumed.headers["Location"],
+            params={"digest": digest},
+            data=data[second:],
+            headers=bearer,
+            timeout=60,
+        )
+        assert finished.status_code == 201, finished.text
+        pulled = requests.get(f"{base}/v2/{NAME}/blobs/{digest}", headers=bearer, timeout=60)
+        assert pulled.status_code == 200
+        assert hashlib.sha256(pulled.content).hexdigest() == digest.split(":")[1]
+        assert not (Path(settings.REGISTRY_UPLOADS_DIR) / upload_id).exists()
+
+
+def test_blob_bodies_read_from_the_socket_keep_the_connection_in_step(bearer, tmp_path):
+    """Blob bodies bypass gunicorn's buffers; each next request on the same kept-alive
+    connection must still start where the previous body ended, read or not."""
+    mib = 1024 * 1024
+    blob = os.urandom(3 * mib + 5)
+    with web_server(tmp_path / "gunicorn.log") as (base, _):
+        port = int(base.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+        def call(method, path, body=None, headers=None):
+            connection.request(method, path, body=body, headers={**bearer, **(headers or {})})
+            response = connection.getresponse()
+            return response, response.read()
+
+        response, _ = call("POST", f"/v2/{NAME}/blobs/uploads/")
+        assert response.status == 202
+        sock = connection.sock
+        location = response.getheader("Location")
+        response, _ = call("PUT", f"{location}?digest={sha256(blob)}", blob)
+        assert response.status == 201
+
+        # A chunk refused before its body is read: gunicorn drains the body itself (a small
+        # one: past 64 KiB it closes the connection instead).
+        response, _ = call("POST", f"/v2/{NAME}/blobs/uploads/")
+        location = response.getheader("Location")
+        response, _ = call("PATCH", location, b"x" * 30000, {"Content-Range": "5-30004"})
+        assert response.status == 416
+        # A body read whole, then refused (its digest does not match).
+        response, _ = call("PUT", f"{location}?digest={sha256(b'other')}", blob[: 2 * mib])
+        assert response.status == 400
+
+        response, pulled = call("GET", f"/v2/{NAME}/blobs/{sha256(blob)}")
+        assert response.status == 200
+        assert pulled == blob
+        # All of it on one connection.
+        assert connection.sock is sock
+        connection.close()
