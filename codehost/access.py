@@ -21,6 +21,7 @@ from codehost.models import (
     OrgMembership,
     Owner,
     Repository,
+    Team,
     TeamMember,
     TeamRepo,
     UnitType,
@@ -159,14 +160,20 @@ def repo_access(actor: Actor, repo: Repository) -> Access:
 
 
 def visible_repos_filter(actor: Actor, include_private: bool = True) -> Q | None:
-    """Q selecting the repositories the caller can see; None means no restriction (admin)."""
-    public_owner = Q(owner__visibility=Visibility.PUBLIC)
+    """Q selecting the repositories the caller can see; None means no restriction (admin).
+
+    Owners are matched by id sets, never by joining the owner table, so a count of
+    thousands of rows stays an index scan. A team that includes all repositories is
+    linked to every repository of its organization, so it is matched by owner rather
+    than through its thousands of links; only the other teams' links are read.
+    """
     if not actor.signed_in:
-        return Q(private=False) & public_owner
+        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
     me = actor.owner
     member_orgs = OrgMembership.objects.filter(user=me).values("org_id")
     visible_public = Q(private=False) & (
-        public_owner | Q(owner__visibility=Visibility.LIMITED) | Q(owner_id__in=member_orgs)
+        Q(owner_id__in=_owners_with(Visibility.PUBLIC, Visibility.LIMITED))
+        | Q(owner_id__in=member_orgs)
     )
     if not include_private:
         if actor.is_admin:
@@ -174,12 +181,22 @@ def visible_repos_filter(actor: Actor, include_private: bool = True) -> Q | None
         return visible_public
     if actor.is_admin:
         return None
+    my_teams = Team.objects.filter(members=me)
     return (
-        visible_public
-        | Q(owner=me)
+        Q(owner=me)
+        | Q(owner_id__in=my_teams.filter(includes_all_repositories=True).values("org_id"))
+        | visible_public
         | Q(id__in=Collaboration.objects.filter(user=me).values("repo_id"))
-        | Q(id__in=TeamRepo.objects.filter(team__members=me).values("repo_id"))
+        | Q(
+            id__in=TeamRepo.objects.filter(
+                team__in=my_teams.filter(includes_all_repositories=False)
+            ).values("repo_id")
+        )
     )
+
+
+def _owners_with(*visibilities: str):
+    return Owner.objects.filter(visibility__in=visibilities).values("id")
 
 
 # --- organizations and teams (Gitea's reqOrgMembership / reqOrgOwnership / reqTeamMembership)

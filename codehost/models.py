@@ -266,7 +266,10 @@ class Repository(models.Model):
         indexes = [
             models.Index(fields=["lower_name"]),
             models.Index(fields=["size"]),
-            models.Index(fields=["private", "owner"]),
+            # Counting what a caller may see reads only these columns: an index-only scan.
+            models.Index(
+                fields=["owner", "private"], include=["id"], name="codehost_repo_visible_idx"
+            ),
         ]
 
     def __str__(self):

@@ -147,10 +147,15 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
 
 
 def user_owner(user) -> Owner:
-    """The namespace of a signed-in Django user."""
-    owner = ensure_user_owner(user)
+    """The namespace of a signed-in Django user (free when authentication loaded it)."""
+    try:
+        owner = user.codehost_owner
+    except Owner.DoesNotExist:
+        owner = ensure_user_owner(user)
     if owner is None:
         raise Forbidden("this account has no code hosting namespace")
+    # Rendering the caller's own user object reads the account: it is this one.
+    owner.user = user
     return owner
 
 

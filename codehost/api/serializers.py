@@ -108,8 +108,12 @@ class UserSerializer(serializers.Serializer):
 def render_user(owner: Owner, context: dict) -> dict:
     """A User object; self-only fields are blank unless the caller is that user or an admin."""
     actor: Actor = context.get("actor") or Actor()
-    account = owner.user if owner.user_id else None
-    private_view = actor.is_admin or (actor.owner is not None and actor.owner.pk == owner.pk)
+    is_self = actor.owner is not None and actor.owner.pk == owner.pk
+    private_view = actor.is_admin or is_self
+    # The account is only read for the private view; the caller's own is already loaded.
+    account = None
+    if private_view and owner.user_id:
+        account = actor.owner.user if is_self else owner.user
     if owner.is_organization:
         email = owner.email if actor.signed_in else ""
     elif actor.signed_in and owner.email:
@@ -350,9 +354,13 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
     full_name = f"{owner.name}/{repo.name}"
     api_url = f"{base_url()}api/v1/repos/{full_name}"
     host = settings_domain()
+    # A page usually repeats a few owners: each is rendered once and its dict reused.
+    rendered_owners = context.setdefault("rendered_owners", {})
+    if owner.pk not in rendered_owners:
+        rendered_owners[owner.pk] = render_user(owner, context)
     data = {
         "id": repo.pk,
-        "owner": render_user(owner, context),
+        "owner": rendered_owners[owner.pk],
         "name": repo.name,
         "full_name": full_name,
         "description": repo.description,

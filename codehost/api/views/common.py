@@ -1,5 +1,6 @@
 """Lookups and renderers the code hosting views share."""
 
+from django.contrib.auth import get_user_model
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
@@ -7,12 +8,13 @@ from codehost import access, services
 from codehost.api import serializers
 from codehost.api.serializers import OrganizationSerializer, TeamSerializer, render_repository
 from codehost.errors import NotFound, Unprocessable
-from codehost.models import Owner, Repository, Team
+from codehost.models import Mirror, Owner, Repository, Team
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
 TRUE_WORDS = {"1", "t", "true"}
 FALSE_WORDS = {"0", "f", "false"}
 
+# For one repository read on its own; lists load their relations in load_relations().
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
 
 
@@ -87,10 +89,52 @@ def redirect_response(request, old_owner: str, old_name: str, repo: Repository):
 
 def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
     """A page of repositories with the caller's permissions: constant queries per page."""
-    everything = list(repos) + [repo.parent for repo in repos if repo.parent_id and repo.parent]
-    context = {"actor": actor, "access": access.repo_access_map(actor, everything)}
+    repos = list(repos)
+    parents = load_relations(actor, repos)
+    context = {"actor": actor, "access": access.repo_access_map(actor, repos + parents)}
     # The render function directly: no serializer instance per repository.
     return [render_repository(repo, context, with_parent=True) for repo in repos]
+
+
+def load_relations(actor: access.Actor, repos: list[Repository]) -> list[Repository]:
+    """Attach what rendering reads (parents, owners, mirror rows, and the owners' accounts
+    when an admin looks) with one query per kind, only for what is not loaded yet.
+
+    The page query itself stays on the repository table: joining owners there would build
+    one owner object per row and make the planner weigh every join. Returns the parents.
+    """
+    forks = [repo for repo in repos if repo.parent_id and not Repository.parent.is_cached(repo)]
+    if forks:
+        found = Repository.objects.in_bulk({repo.parent_id for repo in forks})
+        for repo in forks:
+            Repository.parent.field.set_cached_value(repo, found.get(repo.parent_id))
+    parents = [repo.parent for repo in repos if repo.parent_id and repo.parent is not None]
+    everything = repos + parents
+    _attach(everything, Repository.owner.field, "owner_id", Owner.objects)
+    unloaded = [repo for repo in everything if not Repository.mirror.is_cached(repo)]
+    mirrors = [repo for repo in unloaded if repo.is_mirror]
+    if mirrors:
+        rows = {row.repo_id: row for row in Mirror.objects.filter(repo__in=mirrors)}
+        for repo in mirrors:
+            Repository.mirror.related.set_cached_value(repo, rows.get(repo.pk))
+    load_accounts(actor, [repo.owner for repo in everything])
+    return parents
+
+
+def load_accounts(actor: access.Actor, owners: list[Owner]) -> None:
+    """An admin sees every user's private fields, which live on the account: load them at once."""
+    if actor.is_admin:
+        _attach(owners, Owner.user.field, "user_id", get_user_model().objects)
+
+
+def _attach(instances: list, field, key: str, manager) -> None:
+    """Fill a forward relation of many instances from one in_bulk query."""
+    missing = [item for item in instances if getattr(item, key) and not field.is_cached(item)]
+    if not missing:
+        return
+    found = manager.in_bulk({getattr(item, key) for item in missing})
+    for item in missing:
+        field.set_cached_value(item, found.get(getattr(item, key)))
 
 
 def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:

@@ -96,7 +96,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
             team_id=query_int(request, "team_id"),
             priority_owner_id=query_int(request, "priority_owner_id"),
         )
-        repos = search_repos(self.actor, options).select_related(*REPO_RELATED)
+        repos = search_repos(self.actor, options)
         page = self.paginate(repos)
         data = render_repos(self.actor, page)
         return self.paginator.get_paginated_response({"ok": True, "data": data})
@@ -112,7 +112,7 @@ class UserReposView(GiteaViewMixin, APIView):
         responses=RepositorySerializer(many=True),
     )
     def get(self, request):
-        repos = Repository.objects.filter(owner=self.actor.owner).select_related(*REPO_RELATED)
+        repos = Repository.objects.filter(owner=self.actor.owner)
         page = self.paginate(repos.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
@@ -146,7 +146,7 @@ class OrgReposView(GiteaViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             repos = repos.filter(visible)
-        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("lower_name", "id"))
+        page = self.paginate(repos.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
     @extend_schema(
@@ -286,7 +286,7 @@ class RepoForksView(RepoViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             forks = forks.filter(visible)
-        page = self.paginate(forks.select_related(*REPO_RELATED).order_by("id"))
+        page = self.paginate(forks.order_by("id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
     @extend_schema(

@@ -23,6 +23,8 @@ from codehost.api.serializers import (
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
+    load_accounts,
+    load_relations,
     query_bool,
     render_repos,
     render_team,
@@ -206,7 +208,7 @@ class TeamReposView(TeamViewMixin, APIView):
     def get(self, request, id):
         team = get_team(id)
         access.check_team_access(self.actor, team)
-        repos = Repository.objects.filter(team_links__team=team).select_related(*REPO_RELATED)
+        repos = Repository.objects.filter(team_links__team=team)
         page = self.paginate(repos.order_by("name", "id"))
         data = render_repos(self.actor, page)
         self.paginator.total = team.num_repos
@@ -254,11 +256,10 @@ class TeamFeedView(TeamViewMixin, APIView):
             day = date.fromisoformat(request.query_params.get("date", ""))
         except ValueError:
             day = None  # Gitea ignores an unparsable date
-        feed = services.team_feed(team, day).select_related(
-            "act_user__user", *(f"repo__{name}" for name in REPO_RELATED)
-        )
-        page = self.paginate(feed)
+        page = self.paginate(services.team_feed(team, day).select_related("act_user", "repo"))
         repos = [entry.repo for entry in page if entry.repo_id]
+        load_relations(self.actor, repos)
+        load_accounts(self.actor, [entry.act_user for entry in page])
         context = {"actor": self.actor, "access": access.repo_access_map(self.actor, repos)}
         data = [ActivitySerializer(entry, context=context).data for entry in page]
         return self.paginator.get_paginated_response(data)

@@ -24,7 +24,6 @@ from codehost.api.serializers import (
     parse_body,
 )
 from codehost.api.views.common import (
-    REPO_RELATED,
     render_org,
     render_repo,
     render_repos,
@@ -281,7 +280,7 @@ class StarredView(GiteaViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             repos = repos.filter(visible)
-        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("-stars__created_at"))
+        page = self.paginate(repos.order_by("-stars__created_at"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
 
