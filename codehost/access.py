@@ -29,6 +29,7 @@ from codehost.models import (
 )
 
 ALL_UNITS = [unit.label for unit in UnitType]
+CODE_UNIT = UnitType.CODE.label
 
 
 @dataclass
@@ -61,17 +62,22 @@ class Access:
 
     @property
     def can_write_code(self) -> bool:
-        return self.unit(UnitType.CODE.label) >= AccessMode.WRITE
+        return self.unit(CODE_UNIT) >= AccessMode.WRITE
 
     @property
     def can_read_code(self) -> bool:
-        return self.unit(UnitType.CODE.label) >= AccessMode.READ
+        return self.unit(CODE_UNIT) >= AccessMode.READ
 
     def raise_to(self, mode: int, units: dict[str, int] | None = None) -> None:
-        self.mode = max(self.mode, mode)
-        for key in ALL_UNITS if units is None else units:
-            value = mode if units is None else units[key]
-            self.units[key] = max(self.units.get(key, AccessMode.NONE), value)
+        """At least `mode` overall and on `units` (every unit at `mode` when not given)."""
+        if mode > self.mode:
+            self.mode = mode
+        if units is None:
+            units = dict.fromkeys(ALL_UNITS, mode)
+        mine = self.units
+        for key, value in units.items():
+            if value > mine.get(key, 0):
+                mine[key] = value
 
 
 def full_access(mode: int = AccessMode.OWNER) -> Access:
@@ -114,15 +120,13 @@ def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
     ids = [repo.pk for repo in repos]
     member_of: set[int] = set()
     if actor.signed_in:
-        for link in TeamRepo.objects.filter(repo_id__in=ids, team__members=actor.owner).values(
-            "repo_id", "team__access_mode", "team__units"
-        ):
-            mode = link["team__access_mode"]
+        for repo_id, mode, units in TeamRepo.objects.filter(
+            repo_id__in=ids, team__members=actor.owner
+        ).values_list("repo_id", "team__access_mode", "team__units"):
             if mode >= AccessMode.ADMIN:
-                result[link["repo_id"]].raise_to(mode)
+                result[repo_id].raise_to(mode)
             else:
-                units = {k: v for k, v in link["team__units"].items() if k in ALL_UNITS}
-                result[link["repo_id"]].raise_to(mode, units)
+                result[repo_id].raise_to(mode, _known_units(units))
         for collab in Collaboration.objects.filter(repo_id__in=ids, user=actor.owner).values(
             "repo_id", "access_mode"
         ):
@@ -145,6 +149,10 @@ def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
         elif not repo.private and _owner_visible(actor, repo.owner, member_of):
             access.raise_to(AccessMode.READ)
     return result
+
+
+def _known_units(units: dict) -> dict[str, int]:
+    return {key: mode for key, mode in units.items() if key in ALL_UNITS}
 
 
 def _owner_visible(actor: Actor, owner: Owner, member_of: set[int]) -> bool:

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from codehost import access, services
 from codehost.api import serializers
-from codehost.api.serializers import OrganizationSerializer, TeamSerializer, render_repository
+from codehost.api.serializers import render_repository
 from codehost.errors import NotFound, Unprocessable
 from codehost.models import Mirror, Owner, Repository, Team
 
@@ -147,8 +147,8 @@ def render_user(actor: access.Actor, owner: Owner) -> dict:
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:
-    return OrganizationSerializer(org, context={"actor": actor}).data
+    return serializers.render_org(org, {"actor": actor})
 
 
 def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
-    return TeamSerializer(team, context={"actor": actor, "with_org": with_org}).data
+    return serializers.render_team(team, {"actor": actor}, with_org)
