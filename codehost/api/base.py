@@ -1,5 +1,6 @@
 """Gitea v1 wire conventions, set once for every code hosting API view."""
 
+import logging
 from functools import cached_property
 
 from rest_framework.exceptions import NotAuthenticated
@@ -15,8 +16,12 @@ from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, redirect_response
+from codehost.errors import BareForbidden, NotFound
+from codehost.models import Owner
 from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
+
+logger = logging.getLogger(__name__)
 
 CONTENT_TYPE = "application/json;charset=utf-8"
 QUERY_TOKEN_WARNING = (
@@ -24,6 +29,25 @@ QUERY_TOKEN_WARNING = (
     "1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to "
     "work but without authorization."
 )
+
+
+def act_as_sudo_user(request) -> None:
+    """Gitea's sudo: `?sudo=<login>` or a `Sudo` header makes a site admin act as that user
+    (the admin's token scopes still apply); anybody else is refused."""
+    login = request.query_params.get("sudo") or request.headers.get("Sudo", "")
+    if not login:
+        return
+    if not (request.user.is_authenticated and request.user.is_superuser):
+        raise BareForbidden("Only administrators allowed to sudo.")
+    owner = (
+        Owner.objects.select_related("user")
+        .filter(lower_name=login.lower(), kind=Owner.Kind.USER, user__isnull=False)
+        .first()
+    )
+    if owner is None:
+        raise NotFound(f"user does not exist [name: {login}]")
+    logger.info("sudo: user %s acts as %s", request.user.pk, owner.user.pk)
+    request.user = owner.user
 
 
 class GiteaJSONRenderer(JSONRenderer):
@@ -51,6 +75,7 @@ class GiteaViewMixin(ServiceViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        act_as_sudo_user(request)
         # Unsupported methods fall through to dispatch, which answers 405 (not 401).
         handled = request.method.lower() in self.http_method_names and hasattr(
             self, request.method.lower()

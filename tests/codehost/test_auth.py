@@ -129,3 +129,23 @@ def test_signin_required_routes_answer_401_token_is_required(as_user):
         response = as_user().get(path)
         assert response.status_code == 401
         assert response.json()["message"] == "token is required"
+
+
+def test_sudo_lets_a_site_admin_act_as_another_user(as_user, admin, alice, bob):
+    api = as_user(admin, auth=f"token {make_token(as_user, admin)['sha1']}")
+    assert api.get("/user?sudo=alice").json()["login"] == "alice"
+    assert api.get("/user", HTTP_SUDO="Alice").json()["login"] == "alice"
+    created = api.post("/user/repos?sudo=bob", {"name": "made-for-bob"})
+    assert created.status_code == 201 and created.json()["full_name"] == "bob/made-for-bob"
+    # Acting as a plain user, admin-only routes are refused.
+    assert api.post("/admin/users?sudo=alice", {}).status_code == 403
+    missing = api.get("/user?sudo=nobody")
+    assert missing.status_code == 404
+
+
+@pytest.mark.parametrize("who", ["alice", None])
+def test_sudo_is_refused_to_anybody_but_site_admins(as_user, alice, bob, who):
+    api = as_user(alice) if who else as_user()
+    for response in (api.get("/user?sudo=bob"), api.get("/repos/search", HTTP_SUDO="bob")):
+        assert response.status_code == 403
+        assert response.json() == {"message": "Only administrators allowed to sudo."}

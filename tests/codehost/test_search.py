@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from codehost.models import Collaboration, Repository, Star
@@ -220,3 +221,12 @@ def test_private_org_repos_are_seen_through_teams(as_user, alice, bob, acme, git
     assert names(as_user(dave).get("/repos/search")) == ["acme/hidden-b"]
     assert names(as_user(bob).get("/repos/search")) == []
     assert names(as_user(dave).get("/repos/search?private=false")) == []
+
+
+def test_database_failure_is_500_ok_false_without_sql(as_user, world):
+    """A real failure: the repository table is gone for this (rolled back) transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE codehost_repository RENAME TO codehost_repository_gone")
+    response = as_user().get("/repos/search?q=alpha")
+    assert response.status_code == 500
+    assert response.json() == {"ok": False, "error": "SearchRepository: ProgrammingError"}

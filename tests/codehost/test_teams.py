@@ -1,6 +1,7 @@
 """Team operations: creation/edit rules, visibility, members, repositories, search, feed."""
 
 import pytest
+from django.db import connection
 
 from codehost.models import AccessMode, Activity, OpType, OrgMembership, Team, TeamMember, UserBlock
 from tests.codehost.factories import UserFactory, owner_of
@@ -350,6 +351,17 @@ def test_search_non_admin_sees_only_own_teams(as_user, alice, bob, admin, acme):
     no_desc = as_user(admin).get("/orgs/acme/teams/search?q=server&include_desc=False").json()
     assert no_desc["data"] == []
     assert as_user(UserFactory(username="carol")).get("/orgs/acme/teams/search").status_code == 403
+
+
+def test_search_database_failure_is_500_ok_false(as_user, alice, acme):
+    """A real failure: the team table is gone for this (rolled back) transaction."""
+    api = as_user(alice)
+    api.get("/orgs/acme/teams/search")  # warm the Basic-auth cache
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE codehost_team RENAME TO codehost_team_gone")
+    response = api.get("/orgs/acme/teams/search?q=x")
+    assert response.status_code == 500
+    assert response.json() == {"ok": False, "error": "SearchTeam internal failure"}
 
 
 # --- activity feed ------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 """Lookups and renderers the code hosting views share."""
 
+import logging
+from collections.abc import Callable
+
 from django.contrib.auth import get_user_model
+from django.db import DatabaseError, DataError
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
@@ -9,6 +13,8 @@ from codehost.api import serializers
 from codehost.api.serializers import render_repository
 from codehost.errors import NotFound, Unprocessable
 from codehost.models import Mirror, Owner, Repository, Team
+
+logger = logging.getLogger(__name__)
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
 TRUE_WORDS = {"1", "t", "true"}
@@ -152,3 +158,16 @@ def render_org(actor: access.Actor, org: Owner) -> dict:
 
 def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
     return serializers.render_team(team, {"actor": actor}, with_org)
+
+
+def search_response(paginator, run: Callable[[], list], error: Callable[[DatabaseError], str]):
+    """{"ok": true, "data": [...]} with paging headers, or Gitea's search failure body:
+    500 {"ok": false, "error": "..."} when the database fails (bad input is 4xx earlier)."""
+    try:
+        data = run()
+    except DataError:
+        raise
+    except DatabaseError as exc:
+        logger.exception("search failed")
+        return Response({"ok": False, "error": error(exc)}, status=500)
+    return paginator.get_paginated_response({"ok": True, "data": data})

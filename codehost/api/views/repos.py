@@ -27,6 +27,7 @@ from codehost.api.views.common import (
     render_repo,
     render_repos,
     render_user,
+    search_response,
     visible_org,
     visible_owner,
     visible_repo,
@@ -97,9 +98,12 @@ class RepoSearchView(GiteaViewMixin, APIView):
             priority_owner_id=query_int(request, "priority_owner_id"),
         )
         repos = search_repos(self.actor, options)
-        page = self.paginate(repos)
-        data = render_repos(self.actor, page)
-        return self.paginator.get_paginated_response({"ok": True, "data": data})
+        return search_response(
+            self.paginator,
+            lambda: render_repos(self.actor, self.paginate(repos)),
+            # Gitea answers with its error text; ours names the failure, not the SQL.
+            lambda exc: f"SearchRepository: {type(exc).__name__}",
+        )
 
 
 class UserReposView(GiteaViewMixin, APIView):

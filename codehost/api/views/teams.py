@@ -29,6 +29,7 @@ from codehost.api.views.common import (
     render_repos,
     render_team,
     render_user,
+    search_response,
     visible_org,
 )
 from codehost.errors import NotFound
@@ -100,9 +101,12 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
             if query_bool(request, "include_desc", True):
                 match |= Q(description__icontains=keyword)
             teams = teams.filter(match)
-        page = self.paginate(teams.order_by("lower_name", "id"))
-        data = [render_team(self.actor, team, with_org=False) for team in page]
-        return self.paginator.get_paginated_response({"ok": True, "data": data})
+        teams = teams.order_by("lower_name", "id")
+        return search_response(
+            self.paginator,
+            lambda: [render_team(self.actor, t, with_org=False) for t in self.paginate(teams)],
+            lambda exc: "SearchTeam internal failure",
+        )
 
 
 class UserTeamsView(GiteaViewMixin, APIView):
