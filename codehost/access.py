@@ -38,6 +38,8 @@ class Actor:
 
     owner: Owner | None = None
     is_admin: bool = False
+    # Signed in with a `public-only` token: private resources stay out of reach.
+    public_only: bool = False
 
     @property
     def signed_in(self) -> bool:

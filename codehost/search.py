@@ -83,7 +83,9 @@ def search_repos(actor: Actor, options: SearchOptions):
         raise Unprocessable(f'Invalid search mode: "{options.mode}"')
     order_by = ordering(options.sort, options.order)
     repos = Repository.objects.all()
-    visible = visible_repos_filter(actor, options.include_private and actor.signed_in)
+    # A public-only token searches what an anonymous caller would find.
+    seeker = Actor() if actor.public_only else actor
+    visible = visible_repos_filter(seeker, options.include_private and seeker.signed_in)
     if visible is not None:
         repos = repos.filter(visible)
     if options.keyword:

@@ -91,6 +91,9 @@ SCOPE_CATEGORIES = [
 ]  # fmt: skip
 
 
+PUBLIC_ONLY = "public-only"
+
+
 def normalize_scopes(scopes: list[str]) -> list[str]:
     """Gitea's normalization: `all` swallows everything, write:X implies read:X."""
     if not scopes:
@@ -102,7 +105,7 @@ def normalize_scopes(scopes: list[str]) -> list[str]:
             if not scope:
                 continue
             level, _, category = scope.partition(":")
-            valid = scope in ("all", "public-only") or (
+            valid = scope in ("all", PUBLIC_ONLY) or (
                 level in ("read", "write") and category in SCOPE_CATEGORIES
             )
             if not valid:
@@ -111,7 +114,7 @@ def normalize_scopes(scopes: list[str]) -> list[str]:
     if not wanted:
         raise BadRequest("access token must have a scope")
     if "all" in wanted:
-        return sorted({"all"} | ({"public-only"} & wanted))
+        return sorted({"all"} | ({PUBLIC_ONLY} & wanted))
     return sorted(s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted))
 
 

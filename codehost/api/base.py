@@ -88,7 +88,13 @@ class GiteaViewMixin(ServiceViewMixin):
         user = self.request.user
         if not user.is_authenticated:
             return Actor()
-        return Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+        credential = self.request.auth
+        token = credential.token if isinstance(credential, Credential) else None
+        return Actor(
+            owner=services.user_owner(user),
+            is_admin=user.is_superuser,
+            public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+        )
 
     @property
     def paginator(self):

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from codehost import access, services
 from codehost.api import serializers
 from codehost.api.serializers import render_repository
-from codehost.errors import NotFound, Unprocessable
-from codehost.models import Mirror, Owner, Repository, Team
+from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.models import Mirror, Owner, Repository, Team, Visibility
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +57,40 @@ def visible_org(actor: access.Actor, name: str) -> Owner:
     org = visible_owner(actor, name)
     if not org.is_organization:
         raise NotFound(f"org does not exist [name: {name}]")
+    require_public_org(actor, org)
     return org
 
 
-def get_team(team_id) -> Team:
+def get_team(actor: access.Actor, team_id) -> Team:
     team = Team.objects.select_related("org").filter(pk=team_id).first()
     if team is None:
         raise NotFound(f"team does not exist [id: {team_id}]")
+    require_public_org(actor, team.org)
     return team
+
+
+# Gitea's checkTokenPublicOnly: a `public-only` token reaches only public resources; what it
+# may not reach but could see is refused with 403 (what it cannot see stays 404).
+
+
+def require_public_org(actor: access.Actor, org: Owner) -> None:
+    if actor.public_only and org.visibility != Visibility.PUBLIC:
+        raise Forbidden("token scope is limited to public orgs")
+
+
+def require_public_user(actor: access.Actor, user: Owner) -> None:
+    if actor.public_only and user.visibility != Visibility.PUBLIC:
+        raise Forbidden("token scope is limited to public users")
+
+
+def require_public_repo(actor: access.Actor, repo: Repository) -> None:
+    if actor.public_only and repo.private:
+        raise Forbidden("token scope is limited to public repos")
+
+
+def reject_public_only(actor: access.Actor) -> None:
+    if actor.public_only:
+        raise Forbidden("this endpoint is not available for public-only tokens")
 
 
 class RepoRedirect(Exception):
@@ -79,6 +105,7 @@ def visible_repo(actor: access.Actor, owner: str, name: str) -> tuple[Repository
     repo_access = access.repo_access(actor, repo)
     if not repo_access.can_see:
         raise NotFound()
+    require_public_repo(actor, repo)
     if redirected:
         raise RepoRedirect(repo)
     return repo, repo_access

@@ -27,6 +27,7 @@ from codehost.api.views.common import (
     render_repo,
     render_repos,
     render_user,
+    require_public_repo,
     search_response,
     visible_org,
     visible_owner,
@@ -279,6 +280,7 @@ class RepoByIdView(RepoViewMixin, APIView):
         found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
             raise NotFound()
+        require_public_repo(self.actor, found)
         return render_repo(self.actor, found)
 
 

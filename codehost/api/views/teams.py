@@ -26,6 +26,7 @@ from codehost.api.views.common import (
     load_accounts,
     load_relations,
     query_bool,
+    reject_public_only,
     render_repos,
     render_team,
     render_user,
@@ -115,6 +116,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 
     @extend_schema(tags=["user"], operation_id="userListTeams", responses=TeamSerializer(many=True))
     def get(self, request):
+        reject_public_only(self.actor)
         teams = (
             Team.objects.filter(teammember__user=self.actor.owner)
             .select_related("org")
@@ -128,7 +130,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 class TeamView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TeamSerializer)
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         return Response(render_team(self.actor, team, with_org=True))
 
@@ -139,7 +141,7 @@ class TeamView(TeamViewMixin, APIView):
         responses=TeamSerializer,
     )
     def patch(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         options = team_options(parse_body(EditTeamOptionSerializer, request.data))
         team = services.edit_team(team, options)
@@ -147,7 +149,7 @@ class TeamView(TeamViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="orgDeleteTeam", responses={204: None})
     def delete(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.delete_team(team)
         return Response(status=204)
@@ -158,7 +160,7 @@ class TeamMembersView(TeamViewMixin, APIView):
         tags=TAGS, operation_id="orgListTeamMembers", responses=UserSerializer(many=True)
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         if not (self.actor.is_admin or access.is_org_member(self.actor, team.org)):
             raise NotFound()
@@ -183,7 +185,7 @@ def team_member(team: Team, username: str) -> Owner:
 class TeamMemberView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=UserSerializer)
     def get(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         member = team_member(team, username)
         if not TeamMember.objects.filter(team=team, user=member).exists():
@@ -192,14 +194,14 @@ class TeamMemberView(TeamViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="orgAddTeamMember", request=None, responses={204: None})
     def put(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.add_team_member(team, team_member(team, username), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamMember", responses={204: None})
     def delete(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.remove_team_member(team, team_member(team, username))
         return Response(status=204)
@@ -210,7 +212,7 @@ class TeamReposView(TeamViewMixin, APIView):
         tags=TAGS, operation_id="orgListTeamRepos", responses=RepositorySerializer(many=True)
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         repos = Repository.objects.filter(team_links__team=team)
         page = self.paginate(repos.order_by("name", "id"))
@@ -222,7 +224,7 @@ class TeamReposView(TeamViewMixin, APIView):
 class TeamRepoView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
     def get(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         found = services.find_team_repo(team, repo)
         if not found.team_links.filter(team=team).exists():
@@ -233,14 +235,14 @@ class TeamRepoView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgAddTeamRepository", request=None,
                    responses={204: None})  # fmt: skip
     def put(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         services.add_team_repo(team, services.find_team_repo(team, repo), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamRepository", responses={204: None})
     def delete(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         services.remove_team_repo(team, services.find_team_repo(team, repo), self.actor)
         return Response(status=204)
@@ -254,7 +256,7 @@ class TeamFeedView(TeamViewMixin, APIView):
         responses=ActivitySerializer(many=True),
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         try:
             day = date.fromisoformat(request.query_params.get("date", ""))

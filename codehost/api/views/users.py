@@ -28,6 +28,7 @@ from codehost.api.views.common import (
     render_repo,
     render_repos,
     render_user,
+    require_public_user,
     visible_org,
     visible_owner,
     visible_repo,
@@ -132,6 +133,7 @@ class UserView(GiteaViewMixin, APIView):
         owner = visible_owner(self.actor, username)
         if owner.is_organization:
             raise NotFound(f"user does not exist [name: {username}]")
+        require_public_user(self.actor, owner)
         return Response(render_user(self.actor, owner))
 
 
