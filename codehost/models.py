@@ -67,6 +67,9 @@ class Owner(models.Model):
         max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC
     )
     repo_admin_change_team_access = models.BooleanField(default=False)
+    # Gitea refuses every API call of such a user until the password is changed (the site
+    # admin clears it); POST /admin/users sets it unless told otherwise.
+    must_change_password = models.BooleanField(default=False)
     # Repositories this owner may create; -1 = the site's CODEHOST_MAX_CREATION_LIMIT.
     max_repo_creation = models.IntegerField(default=-1)
     num_repos = models.IntegerField(default=0)

@@ -59,7 +59,13 @@ UNIT_KEYS = {unit.label.lower(): unit.label for unit in UnitType}
 
 
 def create_user(
-    *, username: str, email: str, password: str, full_name: str = "", visibility: str = ""
+    *,
+    username: str,
+    email: str,
+    password: str,
+    full_name: str = "",
+    visibility: str = "",
+    must_change_password: bool = True,
 ) -> Owner:
     names.check_user_name(username, "UserName")
     if not password:
@@ -79,6 +85,7 @@ def create_user(
             owner = Owner.objects.get(user=user)
             owner.full_name = full_name
             owner.visibility = visibility or Visibility.PUBLIC
+            owner.must_change_password = must_change_password
             owner.save()
     except IntegrityError as exc:
         raise Unprocessable(f"user already exists [name: {username}]") from exc

@@ -3,6 +3,7 @@
 import logging
 from functools import cached_property
 
+from django.conf import settings
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
@@ -29,6 +30,21 @@ QUERY_TOKEN_WARNING = (
     "1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to "
     "work but without authorization."
 )
+
+
+def refuse_password_change_pending(request) -> None:
+    """Gitea answers every call of a user who must change their password with a bare 403."""
+    if not request.user.is_authenticated:
+        return
+    try:
+        owner = request.user.codehost_owner
+    except Owner.DoesNotExist:
+        return
+    if owner.must_change_password:
+        raise BareForbidden(
+            f"You must change your password. Change it at: {settings.EXTERNAL_URL}"
+            "/user/change_password"
+        )
 
 
 def act_as_sudo_user(request) -> None:
@@ -75,6 +91,7 @@ class GiteaViewMixin(ServiceViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        refuse_password_change_pending(request)
         act_as_sudo_user(request)
         # Unsupported methods fall through to dispatch, which answers 405 (not 401).
         handled = request.method.lower() in self.http_method_names and hasattr(

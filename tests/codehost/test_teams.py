@@ -388,3 +388,21 @@ def test_team_feed_lists_org_activity_on_team_repos_newest_first(as_user, alice,
     assert api.get(f"/teams/{team['id']}/activities/feeds?date=2001-01-01").json() == []
     assert len(api.get(f"/teams/{team['id']}/activities/feeds?date=garbage").json()) == 2
     assert Activity.objects.filter(op_type=OpType.CREATE_REPO, user=acme).count() == 1
+
+
+def test_team_feed_follows_team_repositories_and_repository_deletion(as_user, alice, acme):
+    """Gitea has no op type for these: the feed is read through the team's current
+    repositories, and deleting a repository deletes its entries."""
+    api = as_user(alice)
+    team = make_team(api, units=["repo.code"])
+    create_org_repo(api, "one")
+    feed_url = f"/teams/{team['id']}/activities/feeds"
+    assert api.get(feed_url).json() == []
+    assert api.put(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert [e["op_type"] for e in api.get(feed_url).json()] == ["create_repo"]
+    assert api.delete(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert api.get(feed_url).json() == []
+    assert api.put(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert api.delete("/repos/acme/one").status_code == 204
+    assert api.get(feed_url).json() == []
+    assert not Activity.objects.filter(act_user=owner_of(alice)).exists()

@@ -64,6 +64,8 @@ class AdminUsersView(AdminViewMixin, APIView):
             password=data.get("password") or "",
             full_name=data.get("full_name") or "",
             visibility=data.get("visibility") or "",
+            # Gitea's default is true: clients that act as the new user send false.
+            must_change_password=data.get("must_change_password") is not False,
         )
         return Response(render_user(self.actor, owner), status=201)
 
