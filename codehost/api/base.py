@@ -119,8 +119,8 @@ class GiteaViewMixin(ServiceViewMixin):
             self._paginator = self.pagination_class()
         return self._paginator
 
-    def paginate(self, queryset):
-        return self.paginator.paginate_queryset(queryset, self.request, view=self)
+    def paginate(self, queryset, total: int | None = None):
+        return self.paginator.paginate_queryset(queryset, self.request, view=self, total=total)
 
     def handle_exception(self, exc):
         if isinstance(exc, RepoRedirect):

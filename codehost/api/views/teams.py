@@ -165,9 +165,9 @@ class TeamMembersView(TeamViewMixin, APIView):
         if not (self.actor.is_admin or access.is_org_member(self.actor, team.org)):
             raise NotFound()
         members = Owner.objects.filter(member_teams=team).select_related("user")
-        page = self.paginate(members.order_by("full_name", "lower_name", "id"))
+        # X-Total-Count is the team's stored counter, as in Gitea.
+        page = self.paginate(members.order_by("full_name", "lower_name", "id"), team.num_members)
         data = [render_user(self.actor, member) for member in page]
-        self.paginator.total = team.num_members
         return self.paginator.get_paginated_response(data)
 
 
@@ -215,9 +215,8 @@ class TeamReposView(TeamViewMixin, APIView):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         repos = Repository.objects.filter(team_links__team=team)
-        page = self.paginate(repos.order_by("name", "id"))
+        page = self.paginate(repos.order_by("name", "id"), team.num_repos)
         data = render_repos(self.actor, page)
-        self.paginator.total = team.num_repos
         return self.paginator.get_paginated_response(data)
 
 
