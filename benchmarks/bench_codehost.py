@@ -91,7 +91,7 @@ bench = Actor(owner=Owner.objects.get(name="bench"))
 sql, params = search_repos(bench, SearchOptions()).order_by().values("pk").query.sql_with_params()
 with connection.cursor() as cursor:
     cursor.execute(f"EXPLAIN ANALYZE SELECT count(*) FROM ({sql}) s", params)
-    print("\n".join(row[0] for row in cursor.fetchall()))
+    print("\\n".join(row[0] for row in cursor.fetchall()))
 """
 
 
