@@ -21,6 +21,7 @@ from codehost.models import (
     OrgMembership,
     Owner,
     Repository,
+    Team,
     TeamMember,
     TeamRepo,
     UnitType,
@@ -28,6 +29,7 @@ from codehost.models import (
 )
 
 ALL_UNITS = [unit.label for unit in UnitType]
+CODE_UNIT = UnitType.CODE.label
 
 
 @dataclass
@@ -36,6 +38,8 @@ class Actor:
 
     owner: Owner | None = None
     is_admin: bool = False
+    # Signed in with a `public-only` token: private resources stay out of reach.
+    public_only: bool = False
 
     @property
     def signed_in(self) -> bool:
@@ -60,17 +64,22 @@ class Access:
 
     @property
     def can_write_code(self) -> bool:
-        return self.unit(UnitType.CODE.label) >= AccessMode.WRITE
+        return self.unit(CODE_UNIT) >= AccessMode.WRITE
 
     @property
     def can_read_code(self) -> bool:
-        return self.unit(UnitType.CODE.label) >= AccessMode.READ
+        return self.unit(CODE_UNIT) >= AccessMode.READ
 
     def raise_to(self, mode: int, units: dict[str, int] | None = None) -> None:
-        self.mode = max(self.mode, mode)
-        for key in ALL_UNITS if units is None else units:
-            value = mode if units is None else units[key]
-            self.units[key] = max(self.units.get(key, AccessMode.NONE), value)
+        """At least `mode` overall and on `units` (every unit at `mode` when not given)."""
+        if mode > self.mode:
+            self.mode = mode
+        if units is None:
+            units = dict.fromkeys(ALL_UNITS, mode)
+        mine = self.units
+        for key, value in units.items():
+            if value > mine.get(key, 0):
+                mine[key] = value
 
 
 def full_access(mode: int = AccessMode.OWNER) -> Access:
@@ -113,15 +122,13 @@ def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
     ids = [repo.pk for repo in repos]
     member_of: set[int] = set()
     if actor.signed_in:
-        for link in TeamRepo.objects.filter(repo_id__in=ids, team__members=actor.owner).values(
-            "repo_id", "team__access_mode", "team__units"
-        ):
-            mode = link["team__access_mode"]
+        for repo_id, mode, units in TeamRepo.objects.filter(
+            repo_id__in=ids, team__members=actor.owner
+        ).values_list("repo_id", "team__access_mode", "team__units"):
             if mode >= AccessMode.ADMIN:
-                result[link["repo_id"]].raise_to(mode)
+                result[repo_id].raise_to(mode)
             else:
-                units = {k: v for k, v in link["team__units"].items() if k in ALL_UNITS}
-                result[link["repo_id"]].raise_to(mode, units)
+                result[repo_id].raise_to(mode, _known_units(units))
         for collab in Collaboration.objects.filter(repo_id__in=ids, user=actor.owner).values(
             "repo_id", "access_mode"
         ):
@@ -146,6 +153,10 @@ def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
     return result
 
 
+def _known_units(units: dict) -> dict[str, int]:
+    return {key: mode for key, mode in units.items() if key in ALL_UNITS}
+
+
 def _owner_visible(actor: Actor, owner: Owner, member_of: set[int]) -> bool:
     if owner.visibility == Visibility.PUBLIC:
         return True
@@ -159,14 +170,20 @@ def repo_access(actor: Actor, repo: Repository) -> Access:
 
 
 def visible_repos_filter(actor: Actor, include_private: bool = True) -> Q | None:
-    """Q selecting the repositories the caller can see; None means no restriction (admin)."""
-    public_owner = Q(owner__visibility=Visibility.PUBLIC)
+    """Q selecting the repositories the caller can see; None means no restriction (admin).
+
+    Owners are matched by id sets, never by joining the owner table, so a count of
+    thousands of rows stays an index scan. A team that includes all repositories is
+    linked to every repository of its organization, so it is matched by owner rather
+    than through its thousands of links; only the other teams' links are read.
+    """
     if not actor.signed_in:
-        return Q(private=False) & public_owner
+        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
     me = actor.owner
     member_orgs = OrgMembership.objects.filter(user=me).values("org_id")
     visible_public = Q(private=False) & (
-        public_owner | Q(owner__visibility=Visibility.LIMITED) | Q(owner_id__in=member_orgs)
+        Q(owner_id__in=_owners_with(Visibility.PUBLIC, Visibility.LIMITED))
+        | Q(owner_id__in=member_orgs)
     )
     if not include_private:
         if actor.is_admin:
@@ -174,12 +191,22 @@ def visible_repos_filter(actor: Actor, include_private: bool = True) -> Q | None
         return visible_public
     if actor.is_admin:
         return None
+    my_teams = Team.objects.filter(members=me)
     return (
-        visible_public
-        | Q(owner=me)
+        Q(owner=me)
+        | Q(owner_id__in=my_teams.filter(includes_all_repositories=True).values("org_id"))
+        | visible_public
         | Q(id__in=Collaboration.objects.filter(user=me).values("repo_id"))
-        | Q(id__in=TeamRepo.objects.filter(team__members=me).values("repo_id"))
+        | Q(
+            id__in=TeamRepo.objects.filter(
+                team__in=my_teams.filter(includes_all_repositories=False)
+            ).values("repo_id")
+        )
     )
+
+
+def _owners_with(*visibilities: str):
+    return Owner.objects.filter(visibility__in=visibilities).values("id")
 
 
 # --- organizations and teams (Gitea's reqOrgMembership / reqOrgOwnership / reqTeamMembership)

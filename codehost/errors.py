@@ -22,6 +22,12 @@ class Forbidden(CodehostError):
     default_detail = "forbidden"
 
 
+class BareForbidden(CodehostError):
+    """A 403 Gitea answers with {"message"} only (refused sudo, account states)."""
+
+    status_code = status.HTTP_403_FORBIDDEN
+
+
 class NotFound(CodehostError):
     status_code = status.HTTP_404_NOT_FOUND
     default_detail = "not found"

@@ -67,6 +67,9 @@ class Owner(models.Model):
         max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC
     )
     repo_admin_change_team_access = models.BooleanField(default=False)
+    # Gitea refuses every API call of such a user until the password is changed (the site
+    # admin clears it); POST /admin/users sets it unless told otherwise.
+    must_change_password = models.BooleanField(default=False)
     # Repositories this owner may create; -1 = the site's CODEHOST_MAX_CREATION_LIMIT.
     max_repo_creation = models.IntegerField(default=-1)
     num_repos = models.IntegerField(default=0)
@@ -266,7 +269,10 @@ class Repository(models.Model):
         indexes = [
             models.Index(fields=["lower_name"]),
             models.Index(fields=["size"]),
-            models.Index(fields=["private", "owner"]),
+            # Counting what a caller may see reads only these columns: an index-only scan.
+            models.Index(
+                fields=["owner", "private"], include=["id"], name="codehost_repo_visible_idx"
+            ),
         ]
 
     def __str__(self):

@@ -10,7 +10,7 @@ from django.db.models import Case, Q, When
 
 from codehost.access import Actor, visible_repos_filter
 from codehost.errors import Unprocessable
-from codehost.models import Collaboration, Repository, Star, TeamRepo
+from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
 SORT_FIELDS = {
@@ -69,7 +69,8 @@ def keyword_filter(keyword: str, topic_only: bool, include_desc: bool) -> Q:
             continue
         owner_name, slash, repo_name = word.partition("/")
         if slash:
-            match |= Q(owner__lower_name=owner_name, lower_name__contains=repo_name)
+            owner = Owner.objects.filter(lower_name=owner_name).values("id")
+            match |= Q(owner_id__in=owner, lower_name__contains=repo_name)
             continue
         match |= Q(lower_name__contains=word) | Q(topics_index__contains=word)
         if include_desc:
@@ -82,7 +83,9 @@ def search_repos(actor: Actor, options: SearchOptions):
         raise Unprocessable(f'Invalid search mode: "{options.mode}"')
     order_by = ordering(options.sort, options.order)
     repos = Repository.objects.all()
-    visible = visible_repos_filter(actor, options.include_private and actor.signed_in)
+    # A public-only token searches what an anonymous caller would find.
+    seeker = Actor() if actor.public_only else actor
+    visible = visible_repos_filter(seeker, options.include_private and seeker.signed_in)
     if visible is not None:
         repos = repos.filter(visible)
     if options.keyword:

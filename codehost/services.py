@@ -59,7 +59,13 @@ UNIT_KEYS = {unit.label.lower(): unit.label for unit in UnitType}
 
 
 def create_user(
-    *, username: str, email: str, password: str, full_name: str = "", visibility: str = ""
+    *,
+    username: str,
+    email: str,
+    password: str,
+    full_name: str = "",
+    visibility: str = "",
+    must_change_password: bool = True,
 ) -> Owner:
     names.check_user_name(username, "UserName")
     if not password:
@@ -79,6 +85,7 @@ def create_user(
             owner = Owner.objects.get(user=user)
             owner.full_name = full_name
             owner.visibility = visibility or Visibility.PUBLIC
+            owner.must_change_password = must_change_password
             owner.save()
     except IntegrityError as exc:
         raise Unprocessable(f"user already exists [name: {username}]") from exc
@@ -89,6 +96,9 @@ SCOPE_CATEGORIES = [
     "activitypub", "admin", "misc", "notification", "organization", "package", "issue",
     "repository", "user",
 ]  # fmt: skip
+
+
+PUBLIC_ONLY = "public-only"
 
 
 def normalize_scopes(scopes: list[str]) -> list[str]:
@@ -102,7 +112,7 @@ def normalize_scopes(scopes: list[str]) -> list[str]:
             if not scope:
                 continue
             level, _, category = scope.partition(":")
-            valid = scope in ("all", "public-only") or (
+            valid = scope in ("all", PUBLIC_ONLY) or (
                 level in ("read", "write") and category in SCOPE_CATEGORIES
             )
             if not valid:
@@ -111,7 +121,7 @@ def normalize_scopes(scopes: list[str]) -> list[str]:
     if not wanted:
         raise BadRequest("access token must have a scope")
     if "all" in wanted:
-        return sorted({"all"} | ({"public-only"} & wanted))
+        return sorted({"all"} | ({PUBLIC_ONLY} & wanted))
     return sorted(s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted))
 
 
@@ -147,10 +157,15 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
 
 
 def user_owner(user) -> Owner:
-    """The namespace of a signed-in Django user."""
-    owner = ensure_user_owner(user)
+    """The namespace of a signed-in Django user (free when authentication loaded it)."""
+    try:
+        owner = user.codehost_owner
+    except Owner.DoesNotExist:
+        owner = ensure_user_owner(user)
     if owner is None:
         raise Forbidden("this account has no code hosting namespace")
+    # Rendering the caller's own user object reads the account: it is this one.
+    owner.user = user
     return owner
 
 

@@ -30,7 +30,7 @@ def user_for_token(raw: str) -> AccessToken | None:
     if not raw:
         return None
     token = (
-        AccessToken.objects.select_related("user")
+        AccessToken.objects.select_related("user__codehost_owner")
         .filter(token_hash=hash_token(raw), user__is_active=True)
         .first()
     )

@@ -1,7 +1,9 @@
 """Gitea v1 wire conventions, set once for every code hosting API view."""
 
+import logging
 from functools import cached_property
 
+from django.conf import settings
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
@@ -15,8 +17,12 @@ from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, redirect_response
+from codehost.errors import BareForbidden, NotFound
+from codehost.models import Owner
 from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
+
+logger = logging.getLogger(__name__)
 
 CONTENT_TYPE = "application/json;charset=utf-8"
 QUERY_TOKEN_WARNING = (
@@ -24,6 +30,40 @@ QUERY_TOKEN_WARNING = (
     "1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to "
     "work but without authorization."
 )
+
+
+def refuse_password_change_pending(request) -> None:
+    """Gitea answers every call of a user who must change their password with a bare 403."""
+    if not request.user.is_authenticated:
+        return
+    try:
+        owner = request.user.codehost_owner
+    except Owner.DoesNotExist:
+        return
+    if owner.must_change_password:
+        raise BareForbidden(
+            f"You must change your password. Change it at: {settings.EXTERNAL_URL}"
+            "/user/change_password"
+        )
+
+
+def act_as_sudo_user(request) -> None:
+    """Gitea's sudo: `?sudo=<login>` or a `Sudo` header makes a site admin act as that user
+    (the admin's token scopes still apply); anybody else is refused."""
+    login = request.query_params.get("sudo") or request.headers.get("Sudo", "")
+    if not login:
+        return
+    if not (request.user.is_authenticated and request.user.is_superuser):
+        raise BareForbidden("Only administrators allowed to sudo.")
+    owner = (
+        Owner.objects.select_related("user")
+        .filter(lower_name=login.lower(), kind=Owner.Kind.USER, user__isnull=False)
+        .first()
+    )
+    if owner is None:
+        raise NotFound(f"user does not exist [name: {login}]")
+    logger.info("sudo: user %s acts as %s", request.user.pk, owner.user.pk)
+    request.user = owner.user
 
 
 class GiteaJSONRenderer(JSONRenderer):
@@ -51,6 +91,8 @@ class GiteaViewMixin(ServiceViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        refuse_password_change_pending(request)
+        act_as_sudo_user(request)
         # Unsupported methods fall through to dispatch, which answers 405 (not 401).
         handled = request.method.lower() in self.http_method_names and hasattr(
             self, request.method.lower()
@@ -63,7 +105,13 @@ class GiteaViewMixin(ServiceViewMixin):
         user = self.request.user
         if not user.is_authenticated:
             return Actor()
-        return Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+        credential = self.request.auth
+        token = credential.token if isinstance(credential, Credential) else None
+        return Actor(
+            owner=services.user_owner(user),
+            is_admin=user.is_superuser,
+            public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+        )
 
     @property
     def paginator(self):
@@ -71,8 +119,8 @@ class GiteaViewMixin(ServiceViewMixin):
             self._paginator = self.pagination_class()
         return self._paginator
 
-    def paginate(self, queryset):
-        return self.paginator.paginate_queryset(queryset, self.request, view=self)
+    def paginate(self, queryset, total: int | None = None):
+        return self.paginator.paginate_queryset(queryset, self.request, view=self, total=total)
 
     def handle_exception(self, exc):
         if isinstance(exc, RepoRedirect):

@@ -4,6 +4,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
+from codehost.errors import BareForbidden
 from config.exceptions import describe
 
 
@@ -19,6 +20,8 @@ def gitea_error_body(status: int, message: str, errors: list | None = None) -> d
 
 
 def gitea_exception_handler(exc, context):
+    if isinstance(exc, BareForbidden):
+        return Response({"message": str(exc.detail)}, status=403)
     info = describe(exc, context)
     status = info.status
     message = info.message

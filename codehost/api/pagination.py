@@ -20,6 +20,17 @@ class GiteaPagination(HeaderPagination):
     # Far beyond any data, and the OFFSET stays within the database's bigint.
     max_page = 2**31 - 1
 
+    def paginate_queryset(self, queryset, request, view=None, total: int | None = None):
+        """As the base class; a `total` already known (a stored counter) spares the COUNT."""
+        if total is None:
+            return super().paginate_queryset(queryset, request, view)
+        self.request = request
+        self.page = self.get_page_number(request)
+        self.page_size = self.get_page_size(request)
+        self.total = total
+        offset = (self.page - 1) * self.page_size
+        return list(queryset[offset : offset + self.page_size])
+
     def get_page_number(self, request) -> int:
         return min(max(self._integer(request, self.page_query_param, 1), 1), self.max_page)
 

@@ -34,10 +34,6 @@ def avatar_url(owner: Owner) -> str:
     return f"{base_url()}avatars/{owner.lower_name}"
 
 
-def mode_name(mode: int) -> str:
-    return AccessMode(mode).label
-
-
 # --- strict input fields ---------------------------------------------------------------
 # Go's JSON binder refuses a number where a string is declared and vice versa; DRF would
 # coerce. These keep the declared types (forms still send "true"/"false" strings).
@@ -108,8 +104,12 @@ class UserSerializer(serializers.Serializer):
 def render_user(owner: Owner, context: dict) -> dict:
     """A User object; self-only fields are blank unless the caller is that user or an admin."""
     actor: Actor = context.get("actor") or Actor()
-    account = owner.user if owner.user_id else None
-    private_view = actor.is_admin or (actor.owner is not None and actor.owner.pk == owner.pk)
+    is_self = actor.owner is not None and actor.owner.pk == owner.pk
+    private_view = actor.is_admin or is_self
+    # The account is only read for the private view; the caller's own is already loaded.
+    account = None
+    if private_view and owner.user_id:
+        account = actor.owner.user if is_self else owner.user
     if owner.is_organization:
         email = owner.email if actor.signed_in else ""
     elif actor.signed_in and owner.email:
@@ -163,20 +163,24 @@ class OrganizationSerializer(serializers.Serializer):
     username = StrictCharField()
 
     def to_representation(self, org: Owner) -> dict:
-        actor: Actor = self.context.get("actor") or Actor()
-        return {
-            "id": org.pk,
-            "name": org.name,
-            "full_name": org.full_name,
-            "email": org.email if actor.signed_in else "",
-            "avatar_url": avatar_url(org),
-            "description": org.description,
-            "website": org.website,
-            "location": org.location,
-            "visibility": org.visibility,
-            "repo_admin_change_team_access": org.repo_admin_change_team_access,
-            "username": org.name,
-        }
+        return render_org(org, self.context)
+
+
+def render_org(org: Owner, context: dict) -> dict:
+    actor: Actor = context.get("actor") or Actor()
+    return {
+        "id": org.pk,
+        "name": org.name,
+        "full_name": org.full_name,
+        "email": org.email if actor.signed_in else "",
+        "avatar_url": avatar_url(org),
+        "description": org.description,
+        "website": org.website,
+        "location": org.location,
+        "visibility": org.visibility,
+        "repo_admin_change_team_access": org.repo_admin_change_team_access,
+        "username": org.name,
+    }
 
 
 # --- teams -------------------------------------------------------------------------------
@@ -194,26 +198,30 @@ class TeamSerializer(serializers.Serializer):
     can_create_org_repo = StrictBooleanField()
 
     def to_representation(self, team: Team) -> dict:
-        with_org = self.context.get("with_org", False)
-        if team.access_mode >= AccessMode.ADMIN:
-            units_map = {unit.label: mode_name(team.access_mode) for unit in UnitType}
-        else:
-            units_map = {key: mode_name(mode) for key, mode in team.units.items()}
-        order = {unit.label: unit.value for unit in UnitType}
-        units = sorted(units_map, key=lambda key: order.get(key, 99))
-        return {
-            "id": team.pk,
-            "name": team.name,
-            "description": team.description,
-            "organization": (
-                OrganizationSerializer(team.org, context=self.context).data if with_org else None
-            ),
-            "includes_all_repositories": team.includes_all_repositories,
-            "permission": mode_name(team.access_mode),
-            "units": units or None,
-            "units_map": dict(sorted(units_map.items())),
-            "can_create_org_repo": team.can_create_org_repo,
-        }
+        return render_team(team, self.context, self.context.get("with_org", False))
+
+
+UNIT_ORDER = {unit.label: unit.value for unit in UnitType}
+MODE_NAMES = {mode.value: mode.label for mode in AccessMode}
+
+
+def render_team(team: Team, context: dict, with_org: bool) -> dict:
+    mode = MODE_NAMES[team.access_mode]
+    if team.access_mode >= AccessMode.ADMIN:
+        units_map = dict.fromkeys(UNIT_ORDER, mode)
+    else:
+        units_map = {key: MODE_NAMES[value] for key, value in team.units.items()}
+    return {
+        "id": team.pk,
+        "name": team.name,
+        "description": team.description,
+        "organization": render_org(team.org, context) if with_org else None,
+        "includes_all_repositories": team.includes_all_repositories,
+        "permission": mode,
+        "units": sorted(units_map, key=lambda key: UNIT_ORDER.get(key, 99)) or None,
+        "units_map": dict(sorted(units_map.items())),
+        "can_create_org_repo": team.can_create_org_repo,
+    }
 
 
 class TeamSearchResultsSerializer(serializers.Serializer):
@@ -342,17 +350,30 @@ class RepositorySerializer(serializers.Serializer):
         return render_repository(repo, self.context, with_parent=True)
 
 
+# Unit keys read for every repository rendered (enum member lookups are not free).
+CODE, ISSUES, PULLS, RELEASES, WIKI, EXT_WIKI, EXT_ISSUES, PROJECTS, PACKAGES, ACTIONS = (
+    unit.label for unit in UnitType
+)
+
+
 def render_repository(repo: Repository, context: dict, with_parent: bool) -> dict:
     access: Access = (context.get("access") or {}).get(repo.pk) or Access()
     mirror = mirror_of(repo)
     owner = repo.owner
     units = repo.units
     full_name = f"{owner.name}/{repo.name}"
-    api_url = f"{base_url()}api/v1/repos/{full_name}"
-    host = settings_domain()
+    root = base_url()
+    api_url = f"{root}api/v1/repos/{full_name}"
+    if "host" not in context:
+        context["host"] = settings_domain()
+    host = context["host"]
+    # A page usually repeats a few owners: each is rendered once and its dict reused.
+    rendered_owners = context.setdefault("rendered_owners", {})
+    if owner.pk not in rendered_owners:
+        rendered_owners[owner.pk] = render_user(owner, context)
     data = {
         "id": repo.pk,
-        "owner": render_user(owner, context),
+        "owner": rendered_owners[owner.pk],
         "name": repo.name,
         "full_name": full_name,
         "description": repo.description,
@@ -369,11 +390,11 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
             "size": repo.size // 1024,
             "language": "",
             "languages_url": f"{api_url}/languages",
-            "html_url": f"{base_url()}{full_name}",
+            "html_url": f"{root}{full_name}",
             "url": api_url,
             "link": "",
             "ssh_url": f"git@{host}:{full_name}.git",
-            "clone_url": f"{base_url()}{full_name}.git",
+            "clone_url": f"{root}{full_name}.git",
             "original_url": repo.original_url,
             "website": repo.website,
             "stars_count": repo.num_stars,
@@ -396,13 +417,13 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
             "push": access.can_write_code,
             "pull": access.can_read_code,
         }
-    issues = units.get(UnitType.ISSUES.label)
-    ext_issues = units.get(UnitType.EXT_ISSUES.label)
-    wiki = UnitType.WIKI.label in units
-    ext_wiki = units.get(UnitType.EXT_WIKI.label)
-    pulls = units.get(UnitType.PULLS.label)
-    projects = units.get(UnitType.PROJECTS.label)
-    data["has_code"] = UnitType.CODE.label in units
+    issues = units.get(ISSUES)
+    ext_issues = units.get(EXT_ISSUES)
+    wiki = WIKI in units
+    ext_wiki = units.get(EXT_WIKI)
+    pulls = units.get(PULLS)
+    projects = units.get(PROJECTS)
+    data["has_code"] = CODE in units
     data["has_issues"] = issues is not None or ext_issues is not None
     if issues is not None:
         data["internal_tracker"] = {
@@ -429,9 +450,9 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
     data["has_pull_requests"] = pulls is not None
     data["has_projects"] = projects is not None
     data["projects_mode"] = (projects or {}).get("projects_mode", "all")
-    data["has_releases"] = UnitType.RELEASES.label in units
-    data["has_packages"] = UnitType.PACKAGES.label in units
-    data["has_actions"] = UnitType.ACTIONS.label in units
+    data["has_releases"] = RELEASES in units
+    data["has_packages"] = PACKAGES in units
+    data["has_actions"] = ACTIONS in units
     for key in PULL_KEYS:
         if pulls is None:
             data[key] = "merge" if key == "default_merge_style" else False

@@ -3,6 +3,7 @@
 import pytest
 
 from codehost.models import OrgMembership, Owner, Team, TeamMember
+from tests.codehost.conftest import basic
 from tests.codehost.factories import UserFactory, owner_of
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +25,23 @@ def test_admin_creates_users(as_user, admin, alice):
     )
     assert as_user(admin).post("/admin/users", {**body, "username": "api"}).status_code == 422
     assert as_user(alice).post("/admin/users", {**body, "username": "d"}).status_code == 403
+
+
+def test_admin_created_users_must_change_password_unless_told_otherwise(as_user, admin):
+    body = {"username": "dave", "email": "dave@example.com", "password": "secret123"}
+    assert as_user(admin).post("/admin/users", body).status_code == 201
+    refused = as_user(auth=basic("dave", "secret123")).get("/user")
+    assert refused.status_code == 403
+    assert refused.json() == {
+        "message": "You must change your password. Change it at: "
+        "http://127.0.0.1:8000/user/change_password"
+    }
+    Owner.objects.filter(name="dave").update(must_change_password=False)  # the admin clears it
+    assert as_user(auth=basic("dave", "secret123")).get("/user").status_code == 200
+    told = {"username": "erin", "email": "erin@example.com", "password": "secret123",
+            "must_change_password": False}  # fmt: skip
+    assert as_user(admin).post("/admin/users", told).status_code == 201
+    assert as_user(auth=basic("erin", "secret123")).get("/user").status_code == 200
 
 
 def test_current_user_and_other_users(as_user, alice, bob):

@@ -129,3 +129,51 @@ def test_signin_required_routes_answer_401_token_is_required(as_user):
         response = as_user().get(path)
         assert response.status_code == 401
         assert response.json()["message"] == "token is required"
+
+
+def test_sudo_lets_a_site_admin_act_as_another_user(as_user, admin, alice, bob):
+    api = as_user(admin, auth=f"token {make_token(as_user, admin)['sha1']}")
+    assert api.get("/user?sudo=alice").json()["login"] == "alice"
+    assert api.get("/user", HTTP_SUDO="Alice").json()["login"] == "alice"
+    created = api.post("/user/repos?sudo=bob", {"name": "made-for-bob"})
+    assert created.status_code == 201 and created.json()["full_name"] == "bob/made-for-bob"
+    # Acting as a plain user, admin-only routes are refused.
+    assert api.post("/admin/users?sudo=alice", {}).status_code == 403
+    missing = api.get("/user?sudo=nobody")
+    assert missing.status_code == 404
+
+
+@pytest.mark.parametrize("who", ["alice", None])
+def test_sudo_is_refused_to_anybody_but_site_admins(as_user, alice, bob, who):
+    api = as_user(alice) if who else as_user()
+    for response in (api.get("/user?sudo=bob"), api.get("/repos/search", HTTP_SUDO="bob")):
+        assert response.status_code == 403
+        assert response.json() == {"message": "Only administrators allowed to sudo."}
+
+
+def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
+    api = as_user(alice)
+    assert api.post("/user/repos", {"name": "open"}).status_code == 201
+    assert api.post("/user/repos", {"name": "closed", "private": True}).status_code == 201
+    assert api.post("/orgs", {"username": "inner", "visibility": "limited"}).status_code == 201
+    token = make_token(as_user, alice, ["public-only", "write:repository", "read:user",
+                                        "read:organization"])["sha1"]  # fmt: skip
+    scoped = as_user(alice, auth=f"token {token}")
+    assert scoped.get("/repos/alice/open").status_code == 200
+    refused = scoped.get("/repos/alice/closed")
+    assert refused.status_code == 403
+    assert refused.json()["message"] == "token scope is limited to public repos"
+    private_id = api.get("/repos/alice/closed").json()["id"]
+    assert scoped.get(f"/repositories/{private_id}").status_code == 403
+    found = scoped.get("/repos/search").json()["data"]
+    assert [repo["full_name"] for repo in found] == ["alice/open"]
+    assert [r["full_name"] for r in api.get("/repos/search").json()["data"]] == [
+        "alice/closed", "alice/open",
+    ]  # fmt: skip
+    assert scoped.get("/orgs/acme/teams").status_code == 200
+    limited = scoped.get("/orgs/inner/teams")
+    assert limited.status_code == 403
+    assert limited.json()["message"] == "token scope is limited to public orgs"
+    teams = scoped.get("/user/teams")
+    assert teams.status_code == 403
+    assert teams.json()["message"] == "this endpoint is not available for public-only tokens"

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from codehost.models import Collaboration, Repository, Star
@@ -176,7 +177,9 @@ def test_search_query_count_is_constant(as_user, bob, world, django_assert_max_n
         RepositoryFactory(owner=org, name=f"repo{i}")
     api = as_user(bob)
     api.get("/repos/search?limit=1")  # warm the Basic-auth cache
-    with django_assert_max_num_queries(7):
+    # user, namespace, count, page, forks' parents, owners, mirror rows, team links,
+    # collaborations: one each, whatever the page size.
+    with django_assert_max_num_queries(9):
         response = api.get(f"/repos/search?limit={limit}")
     assert len(response.json()["data"]) == limit
 
@@ -197,3 +200,33 @@ def test_absurd_page_number_is_an_empty_page(as_user, world):
     response = as_user().get("/repos/search?page=2054006639512979712")
     assert response.status_code == 200
     assert response.json()["data"] == []
+
+
+def test_private_org_repos_are_seen_through_teams(as_user, alice, bob, acme, git_root):
+    """A team that includes all repositories sees every private repository of the org,
+    including ones created after it; another team only the repositories linked to it."""
+    api = as_user(alice)
+    everything = {"units_map": {"repo.code": "read"}, "includes_all_repositories": True}
+    some = {"units_map": {"repo.code": "read"}}
+    for name, body in (("all-readers", everything), ("some-readers", some)):
+        assert api.post("/orgs/acme/teams", {"name": name, **body}).status_code == 201
+    for name in ("hidden-a", "hidden-b"):
+        assert api.post("/org/acme/repos", {"name": name, "private": True}).status_code == 201
+    all_readers, some_readers = (acme.teams.get(name=n).pk for n in ("all-readers", "some-readers"))
+    carol, dave = UserFactory(username="carol"), UserFactory(username="dave")
+    assert api.put(f"/teams/{all_readers}/members/carol").status_code == 204
+    assert api.put(f"/teams/{some_readers}/members/dave").status_code == 204
+    assert api.put(f"/teams/{some_readers}/repos/acme/hidden-b").status_code == 204
+    assert names(as_user(carol).get("/repos/search")) == ["acme/hidden-a", "acme/hidden-b"]
+    assert names(as_user(dave).get("/repos/search")) == ["acme/hidden-b"]
+    assert names(as_user(bob).get("/repos/search")) == []
+    assert names(as_user(dave).get("/repos/search?private=false")) == []
+
+
+def test_database_failure_is_500_ok_false_without_sql(as_user, world):
+    """A real failure: the repository table is gone for this (rolled back) transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE codehost_repository RENAME TO codehost_repository_gone")
+    response = as_user().get("/repos/search?q=alpha")
+    assert response.status_code == 500
+    assert response.json() == {"ok": False, "error": "SearchRepository: ProgrammingError"}

@@ -1,6 +1,7 @@
 """Team operations: creation/edit rules, visibility, members, repositories, search, feed."""
 
 import pytest
+from django.db import connection
 
 from codehost.models import AccessMode, Activity, OpType, OrgMembership, Team, TeamMember, UserBlock
 from tests.codehost.factories import UserFactory, owner_of
@@ -352,6 +353,17 @@ def test_search_non_admin_sees_only_own_teams(as_user, alice, bob, admin, acme):
     assert as_user(UserFactory(username="carol")).get("/orgs/acme/teams/search").status_code == 403
 
 
+def test_search_database_failure_is_500_ok_false(as_user, alice, acme):
+    """A real failure: the team table is gone for this (rolled back) transaction."""
+    api = as_user(alice)
+    api.get("/orgs/acme/teams/search")  # warm the Basic-auth cache
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE codehost_team RENAME TO codehost_team_gone")
+    response = api.get("/orgs/acme/teams/search?q=x")
+    assert response.status_code == 500
+    assert response.json() == {"ok": False, "error": "SearchTeam internal failure"}
+
+
 # --- activity feed ------------------------------------------------------------------------
 
 
@@ -376,3 +388,21 @@ def test_team_feed_lists_org_activity_on_team_repos_newest_first(as_user, alice,
     assert api.get(f"/teams/{team['id']}/activities/feeds?date=2001-01-01").json() == []
     assert len(api.get(f"/teams/{team['id']}/activities/feeds?date=garbage").json()) == 2
     assert Activity.objects.filter(op_type=OpType.CREATE_REPO, user=acme).count() == 1
+
+
+def test_team_feed_follows_team_repositories_and_repository_deletion(as_user, alice, acme):
+    """Gitea has no op type for these: the feed is read through the team's current
+    repositories, and deleting a repository deletes its entries."""
+    api = as_user(alice)
+    team = make_team(api, units=["repo.code"])
+    create_org_repo(api, "one")
+    feed_url = f"/teams/{team['id']}/activities/feeds"
+    assert api.get(feed_url).json() == []
+    assert api.put(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert [e["op_type"] for e in api.get(feed_url).json()] == ["create_repo"]
+    assert api.delete(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert api.get(feed_url).json() == []
+    assert api.put(f"/teams/{team['id']}/repos/acme/one").status_code == 204
+    assert api.delete("/repos/acme/one").status_code == 204
+    assert api.get(feed_url).json() == []
+    assert not Activity.objects.filter(act_user=owner_of(alice)).exists()

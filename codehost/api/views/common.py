@@ -1,18 +1,26 @@
 """Lookups and renderers the code hosting views share."""
 
+import logging
+from collections.abc import Callable
+
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, DataError
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
 from codehost import access, services
 from codehost.api import serializers
-from codehost.api.serializers import OrganizationSerializer, TeamSerializer, render_repository
-from codehost.errors import NotFound, Unprocessable
-from codehost.models import Owner, Repository, Team
+from codehost.api.serializers import render_repository
+from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.models import Mirror, Owner, Repository, Team, Visibility
+
+logger = logging.getLogger(__name__)
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
 TRUE_WORDS = {"1", "t", "true"}
 FALSE_WORDS = {"0", "f", "false"}
 
+# For one repository read on its own; lists load their relations in load_relations().
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
 
 
@@ -49,14 +57,40 @@ def visible_org(actor: access.Actor, name: str) -> Owner:
     org = visible_owner(actor, name)
     if not org.is_organization:
         raise NotFound(f"org does not exist [name: {name}]")
+    require_public_org(actor, org)
     return org
 
 
-def get_team(team_id) -> Team:
+def get_team(actor: access.Actor, team_id) -> Team:
     team = Team.objects.select_related("org").filter(pk=team_id).first()
     if team is None:
         raise NotFound(f"team does not exist [id: {team_id}]")
+    require_public_org(actor, team.org)
     return team
+
+
+# Gitea's checkTokenPublicOnly: a `public-only` token reaches only public resources; what it
+# may not reach but could see is refused with 403 (what it cannot see stays 404).
+
+
+def require_public_org(actor: access.Actor, org: Owner) -> None:
+    if actor.public_only and org.visibility != Visibility.PUBLIC:
+        raise Forbidden("token scope is limited to public orgs")
+
+
+def require_public_user(actor: access.Actor, user: Owner) -> None:
+    if actor.public_only and user.visibility != Visibility.PUBLIC:
+        raise Forbidden("token scope is limited to public users")
+
+
+def require_public_repo(actor: access.Actor, repo: Repository) -> None:
+    if actor.public_only and repo.private:
+        raise Forbidden("token scope is limited to public repos")
+
+
+def reject_public_only(actor: access.Actor) -> None:
+    if actor.public_only:
+        raise Forbidden("this endpoint is not available for public-only tokens")
 
 
 class RepoRedirect(Exception):
@@ -71,6 +105,7 @@ def visible_repo(actor: access.Actor, owner: str, name: str) -> tuple[Repository
     repo_access = access.repo_access(actor, repo)
     if not repo_access.can_see:
         raise NotFound()
+    require_public_repo(actor, repo)
     if redirected:
         raise RepoRedirect(repo)
     return repo, repo_access
@@ -87,10 +122,52 @@ def redirect_response(request, old_owner: str, old_name: str, repo: Repository):
 
 def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
     """A page of repositories with the caller's permissions: constant queries per page."""
-    everything = list(repos) + [repo.parent for repo in repos if repo.parent_id and repo.parent]
-    context = {"actor": actor, "access": access.repo_access_map(actor, everything)}
+    repos = list(repos)
+    parents = load_relations(actor, repos)
+    context = {"actor": actor, "access": access.repo_access_map(actor, repos + parents)}
     # The render function directly: no serializer instance per repository.
     return [render_repository(repo, context, with_parent=True) for repo in repos]
+
+
+def load_relations(actor: access.Actor, repos: list[Repository]) -> list[Repository]:
+    """Attach what rendering reads (parents, owners, mirror rows, and the owners' accounts
+    when an admin looks) with one query per kind, only for what is not loaded yet.
+
+    The page query itself stays on the repository table: joining owners there would build
+    one owner object per row and make the planner weigh every join. Returns the parents.
+    """
+    forks = [repo for repo in repos if repo.parent_id and not Repository.parent.is_cached(repo)]
+    if forks:
+        found = Repository.objects.in_bulk({repo.parent_id for repo in forks})
+        for repo in forks:
+            Repository.parent.field.set_cached_value(repo, found.get(repo.parent_id))
+    parents = [repo.parent for repo in repos if repo.parent_id and repo.parent is not None]
+    everything = repos + parents
+    _attach(everything, Repository.owner.field, "owner_id", Owner.objects)
+    unloaded = [repo for repo in everything if not Repository.mirror.is_cached(repo)]
+    mirrors = [repo for repo in unloaded if repo.is_mirror]
+    if mirrors:
+        rows = {row.repo_id: row for row in Mirror.objects.filter(repo__in=mirrors)}
+        for repo in mirrors:
+            Repository.mirror.related.set_cached_value(repo, rows.get(repo.pk))
+    load_accounts(actor, [repo.owner for repo in everything])
+    return parents
+
+
+def load_accounts(actor: access.Actor, owners: list[Owner]) -> None:
+    """An admin sees every user's private fields, which live on the account: load them at once."""
+    if actor.is_admin:
+        _attach(owners, Owner.user.field, "user_id", get_user_model().objects)
+
+
+def _attach(instances: list, field, key: str, manager) -> None:
+    """Fill a forward relation of many instances from one in_bulk query."""
+    missing = [item for item in instances if getattr(item, key) and not field.is_cached(item)]
+    if not missing:
+        return
+    found = manager.in_bulk({getattr(item, key) for item in missing})
+    for item in missing:
+        field.set_cached_value(item, found.get(getattr(item, key)))
 
 
 def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:
@@ -103,8 +180,21 @@ def render_user(actor: access.Actor, owner: Owner) -> dict:
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:
-    return OrganizationSerializer(org, context={"actor": actor}).data
+    return serializers.render_org(org, {"actor": actor})
 
 
 def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
-    return TeamSerializer(team, context={"actor": actor, "with_org": with_org}).data
+    return serializers.render_team(team, {"actor": actor}, with_org)
+
+
+def search_response(paginator, run: Callable[[], list], error: Callable[[DatabaseError], str]):
+    """{"ok": true, "data": [...]} with paging headers, or Gitea's search failure body:
+    500 {"ok": false, "error": "..."} when the database fails (bad input is 4xx earlier)."""
+    try:
+        data = run()
+    except DataError:
+        raise
+    except DatabaseError as exc:
+        logger.exception("search failed")
+        return Response({"ok": False, "error": error(exc)}, status=500)
+    return paginator.get_paginated_response({"ok": True, "data": data})

@@ -27,6 +27,8 @@ from codehost.api.views.common import (
     render_repo,
     render_repos,
     render_user,
+    require_public_repo,
+    search_response,
     visible_org,
     visible_owner,
     visible_repo,
@@ -96,10 +98,13 @@ class RepoSearchView(GiteaViewMixin, APIView):
             team_id=query_int(request, "team_id"),
             priority_owner_id=query_int(request, "priority_owner_id"),
         )
-        repos = search_repos(self.actor, options).select_related(*REPO_RELATED)
-        page = self.paginate(repos)
-        data = render_repos(self.actor, page)
-        return self.paginator.get_paginated_response({"ok": True, "data": data})
+        repos = search_repos(self.actor, options)
+        return search_response(
+            self.paginator,
+            lambda: render_repos(self.actor, self.paginate(repos)),
+            # Gitea answers with its error text; ours names the failure, not the SQL.
+            lambda exc: f"SearchRepository: {type(exc).__name__}",
+        )
 
 
 class UserReposView(GiteaViewMixin, APIView):
@@ -112,7 +117,7 @@ class UserReposView(GiteaViewMixin, APIView):
         responses=RepositorySerializer(many=True),
     )
     def get(self, request):
-        repos = Repository.objects.filter(owner=self.actor.owner).select_related(*REPO_RELATED)
+        repos = Repository.objects.filter(owner=self.actor.owner)
         page = self.paginate(repos.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
@@ -146,7 +151,7 @@ class OrgReposView(GiteaViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             repos = repos.filter(visible)
-        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("lower_name", "id"))
+        page = self.paginate(repos.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
     @extend_schema(
@@ -275,6 +280,7 @@ class RepoByIdView(RepoViewMixin, APIView):
         found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
             raise NotFound()
+        require_public_repo(self.actor, found)
         return render_repo(self.actor, found)
 
 
@@ -286,7 +292,7 @@ class RepoForksView(RepoViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             forks = forks.filter(visible)
-        page = self.paginate(forks.select_related(*REPO_RELATED).order_by("id"))
+        page = self.paginate(forks.order_by("id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
     @extend_schema(

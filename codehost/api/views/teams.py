@@ -23,10 +23,14 @@ from codehost.api.serializers import (
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
+    load_accounts,
+    load_relations,
     query_bool,
+    reject_public_only,
     render_repos,
     render_team,
     render_user,
+    search_response,
     visible_org,
 )
 from codehost.errors import NotFound
@@ -98,9 +102,12 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
             if query_bool(request, "include_desc", True):
                 match |= Q(description__icontains=keyword)
             teams = teams.filter(match)
-        page = self.paginate(teams.order_by("lower_name", "id"))
-        data = [render_team(self.actor, team, with_org=False) for team in page]
-        return self.paginator.get_paginated_response({"ok": True, "data": data})
+        teams = teams.order_by("lower_name", "id")
+        return search_response(
+            self.paginator,
+            lambda: [render_team(self.actor, t, with_org=False) for t in self.paginate(teams)],
+            lambda exc: "SearchTeam internal failure",
+        )
 
 
 class UserTeamsView(GiteaViewMixin, APIView):
@@ -109,6 +116,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 
     @extend_schema(tags=["user"], operation_id="userListTeams", responses=TeamSerializer(many=True))
     def get(self, request):
+        reject_public_only(self.actor)
         teams = (
             Team.objects.filter(teammember__user=self.actor.owner)
             .select_related("org")
@@ -122,7 +130,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 class TeamView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TeamSerializer)
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         return Response(render_team(self.actor, team, with_org=True))
 
@@ -133,7 +141,7 @@ class TeamView(TeamViewMixin, APIView):
         responses=TeamSerializer,
     )
     def patch(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         options = team_options(parse_body(EditTeamOptionSerializer, request.data))
         team = services.edit_team(team, options)
@@ -141,7 +149,7 @@ class TeamView(TeamViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="orgDeleteTeam", responses={204: None})
     def delete(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.delete_team(team)
         return Response(status=204)
@@ -152,14 +160,14 @@ class TeamMembersView(TeamViewMixin, APIView):
         tags=TAGS, operation_id="orgListTeamMembers", responses=UserSerializer(many=True)
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         if not (self.actor.is_admin or access.is_org_member(self.actor, team.org)):
             raise NotFound()
         members = Owner.objects.filter(member_teams=team).select_related("user")
-        page = self.paginate(members.order_by("full_name", "lower_name", "id"))
+        # X-Total-Count is the team's stored counter, as in Gitea.
+        page = self.paginate(members.order_by("full_name", "lower_name", "id"), team.num_members)
         data = [render_user(self.actor, member) for member in page]
-        self.paginator.total = team.num_members
         return self.paginator.get_paginated_response(data)
 
 
@@ -177,7 +185,7 @@ def team_member(team: Team, username: str) -> Owner:
 class TeamMemberView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=UserSerializer)
     def get(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         member = team_member(team, username)
         if not TeamMember.objects.filter(team=team, user=member).exists():
@@ -186,14 +194,14 @@ class TeamMemberView(TeamViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="orgAddTeamMember", request=None, responses={204: None})
     def put(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.add_team_member(team, team_member(team, username), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamMember", responses={204: None})
     def delete(self, request, id, username):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         services.remove_team_member(team, team_member(team, username))
         return Response(status=204)
@@ -204,19 +212,18 @@ class TeamReposView(TeamViewMixin, APIView):
         tags=TAGS, operation_id="orgListTeamRepos", responses=RepositorySerializer(many=True)
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        repos = Repository.objects.filter(team_links__team=team).select_related(*REPO_RELATED)
-        page = self.paginate(repos.order_by("name", "id"))
+        repos = Repository.objects.filter(team_links__team=team)
+        page = self.paginate(repos.order_by("name", "id"), team.num_repos)
         data = render_repos(self.actor, page)
-        self.paginator.total = team.num_repos
         return self.paginator.get_paginated_response(data)
 
 
 class TeamRepoView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
     def get(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         found = services.find_team_repo(team, repo)
         if not found.team_links.filter(team=team).exists():
@@ -227,14 +234,14 @@ class TeamRepoView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgAddTeamRepository", request=None,
                    responses={204: None})  # fmt: skip
     def put(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         services.add_team_repo(team, services.find_team_repo(team, repo), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamRepository", responses={204: None})
     def delete(self, request, id, org, repo):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         services.remove_team_repo(team, services.find_team_repo(team, repo), self.actor)
         return Response(status=204)
@@ -248,17 +255,16 @@ class TeamFeedView(TeamViewMixin, APIView):
         responses=ActivitySerializer(many=True),
     )
     def get(self, request, id):
-        team = get_team(id)
+        team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
         try:
             day = date.fromisoformat(request.query_params.get("date", ""))
         except ValueError:
             day = None  # Gitea ignores an unparsable date
-        feed = services.team_feed(team, day).select_related(
-            "act_user__user", *(f"repo__{name}" for name in REPO_RELATED)
-        )
-        page = self.paginate(feed)
+        page = self.paginate(services.team_feed(team, day).select_related("act_user", "repo"))
         repos = [entry.repo for entry in page if entry.repo_id]
+        load_relations(self.actor, repos)
+        load_accounts(self.actor, [entry.act_user for entry in page])
         context = {"actor": self.actor, "access": access.repo_access_map(self.actor, repos)}
         data = [ActivitySerializer(entry, context=context).data for entry in page]
         return self.paginator.get_paginated_response(data)

@@ -24,11 +24,11 @@ from codehost.api.serializers import (
     parse_body,
 )
 from codehost.api.views.common import (
-    REPO_RELATED,
     render_org,
     render_repo,
     render_repos,
     render_user,
+    require_public_user,
     visible_org,
     visible_owner,
     visible_repo,
@@ -64,6 +64,8 @@ class AdminUsersView(AdminViewMixin, APIView):
             password=data.get("password") or "",
             full_name=data.get("full_name") or "",
             visibility=data.get("visibility") or "",
+            # Gitea's default is true: clients that act as the new user send false.
+            must_change_password=data.get("must_change_password") is not False,
         )
         return Response(render_user(self.actor, owner), status=201)
 
@@ -133,6 +135,7 @@ class UserView(GiteaViewMixin, APIView):
         owner = visible_owner(self.actor, username)
         if owner.is_organization:
             raise NotFound(f"user does not exist [name: {username}]")
+        require_public_user(self.actor, owner)
         return Response(render_user(self.actor, owner))
 
 
@@ -281,7 +284,7 @@ class StarredView(GiteaViewMixin, APIView):
         visible = access.visible_repos_filter(self.actor)
         if visible is not None:
             repos = repos.filter(visible)
-        page = self.paginate(repos.select_related(*REPO_RELATED).order_by("-stars__created_at"))
+        page = self.paginate(repos.order_by("-stars__created_at"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
 
