@@ -159,7 +159,8 @@ class Product(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["store", "id"]),
-            models.Index(fields=["store", "created_at"]),
+            # The list's default order (created_at, id): pages are read off the index.
+            models.Index(fields=["store", "created_at", "id"]),
             models.Index(fields=["store", "updated_at"]),
             models.Index(fields=["store", "published"]),
         ]
@@ -169,8 +170,12 @@ class Product(models.Model):
 
     @property
     def canonical_url(self) -> str:
-        """The product's page in the store front (served under /stores/{store_id}/)."""
-        return f"{settings.EXTERNAL_URL}/stores/{self.store_id}/products/{self.pk}/"
+        return product_url(self.store_id, self.pk)
+
+
+def product_url(store_id: int, product_id: int) -> str:
+    """A product's page in the store front (served under /stores/{store_id}/)."""
+    return f"{settings.EXTERNAL_URL}/stores/{store_id}/products/{product_id}/"
 
 
 class ProductImage(models.Model):

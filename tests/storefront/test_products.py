@@ -256,3 +256,27 @@ def test_list_queries_do_not_grow_with_page_size(
     with django_assert_max_num_queries(7):
         response = api.get(f"products?per_page={per_page}&sort_by=price-ascending")
     assert len(response.json()) == per_page
+
+
+def test_listed_product_matches_its_variants_images_and_categories_read_one_by_one(api, store):
+    """Pages are rendered from plain rows, single resources from model instances: both
+    give the same objects, timestamps included."""
+    parent = CategoryFactory(store=store)
+    category = CategoryFactory(store=store, parent=parent)
+    CategoryFactory(store=store, parent=category)
+    product = ProductFactory(store=store, attributes=[{"es": "Talle", "pt": "Tamanho"}])
+    image = ProductImageFactory(product=product, alt=["frente"])
+    VariantFactory(product=product, image=image, price="12.5", weight="1.25", stock=None)
+    product.categories.set([category, parent])
+    listed = api.get("products").json()[0]
+    assert listed == api.get(f"products/{product.pk}").json()
+    assert listed["variants"] == api.get(f"products/{product.pk}/variants").json()
+    assert listed["variants"][0]["price"] == "12.50"
+    assert listed["variants"][0]["weight"] == "1.250"
+    assert listed["images"] == api.get(f"products/{product.pk}/images").json()
+    assert listed["categories"] == [
+        api.get(f"categories/{parent.pk}").json(),
+        api.get(f"categories/{category.pk}").json(),
+    ]
+    assert listed["categories"][1]["subcategories"] != []
+    assert listed["created_at"].endswith("+0000") and len(listed["created_at"]) == 24
