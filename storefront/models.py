@@ -257,20 +257,6 @@ class Script(models.Model):
         return self.src
 
 
-class RateBucket(models.Model):
-    """Leaky-bucket state of one store+app pair, for deployments without Redis.
-
-    Updated under a row lock so that every process and thread sees one exact level.
-    """
-
-    key = models.CharField(max_length=100, unique=True)
-    level = models.FloatField(default=0)
-    updated = models.FloatField(default=0)
-
-    def __str__(self):
-        return self.key
-
-
 # --- webhooks (issue 9): subscriptions, deliveries and attempts live in their own module ---
 from storefront.webhook_models import Delivery, DeliveryAttempt, Webhook  # noqa: E402
 
