@@ -7,7 +7,7 @@ raise DRF errors: a field map (422 `{"field": ["message"]}`) or `Unprocessable`
 (422 `{"code", "message", "description"}`), as Tiendanube answers them.
 """
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.db.models.functions import Greatest
 from django.utils import timezone
@@ -16,12 +16,22 @@ from rest_framework.exceptions import ValidationError
 
 from storefront import events
 from storefront.api.exceptions import Unprocessable
-from storefront.models import App, Category, Product, ProductImage, Script, Store, Variant
+from storefront.models import (
+    SKU_CONSTRAINT,
+    App,
+    Category,
+    Product,
+    ProductImage,
+    Script,
+    Store,
+    Variant,
+)
 
 MAX_PRODUCTS = 100_000
 MAX_VARIANTS = 1000
 MAX_IMAGES = 250
 MAX_CATEGORIES = 5000
+SKU_TAKEN = "has already been taken"
 
 PRODUCT_FLAGS = (
     "published",
@@ -194,9 +204,9 @@ def _check_variant(product: Product, data: dict, seen: list, exclude_pk=None) ->
         seen.append(values)
     sku = data.get("sku")
     if sku:
-        taken = Variant.objects.filter(product__store_id=product.store_id, sku=sku)
+        taken = Variant.objects.filter(store_id=product.store_id, sku=sku)
         if taken.exclude(pk=exclude_pk).exists():
-            raise ValidationError({"sku": ["has already been taken"]})
+            raise ValidationError({"sku": [SKU_TAKEN]})
     image_id = data.get("image_id")
     if image_id and not product.images.filter(pk=image_id).exists():
         raise ValidationError({"image_id": [f"Image {image_id} is not an image of this product"]})
@@ -213,7 +223,14 @@ def _save_variant(variant: Variant, data: dict, store: Store) -> Variant:
     if "position" in data:
         variant.position = data["position"]
     variant.sku = variant.sku or None
-    variant.save()
+    try:
+        with transaction.atomic():
+            variant.save()
+    except IntegrityError as error:
+        # A concurrent request took the SKU after `_check_variant` looked.
+        if SKU_CONSTRAINT in str(error) or "storefront_variant.sku" in str(error):
+            raise ValidationError({"sku": [SKU_TAKEN]}) from error
+        raise
     return variant
 
 

@@ -194,11 +194,25 @@ class ProductImage(models.Model):
         return self.src
 
 
+SKU_CONSTRAINT = "storefront_unique_sku_per_store"
+
+
+class VariantQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for variant in objs:
+            variant.fill_store()
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Variant(models.Model):
     AGE_GROUPS = ("newborn", "infant", "toddler", "kids", "adult")
     GENDERS = ("female", "male", "unisex")
 
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="variants")
+    # The product's store, repeated so that the database keeps SKUs unique per store
+    # (two concurrent creates of one SKU: one wins, the other fails the constraint).
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="+", editable=False)
     image = models.ForeignKey(
         ProductImage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -224,15 +238,26 @@ class Variant(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = VariantQuerySet.as_manager()
+
     class Meta:
         ordering = ["position", "id"]
-        indexes = [
-            models.Index(fields=["product", "position"]),
-            models.Index(fields=["sku"]),
+        indexes = [models.Index(fields=["product", "position"])]
+        constraints = [
+            # NULL (no SKU) is never equal to another NULL: SKU-less variants may repeat.
+            models.UniqueConstraint(fields=["store", "sku"], name=SKU_CONSTRAINT),
         ]
 
     def __str__(self):
         return self.sku or f"variant {self.pk}"
+
+    def save(self, *args, **kwargs):
+        self.fill_store()
+        super().save(*args, **kwargs)
+
+    def fill_store(self) -> None:
+        if self.store_id is None:
+            self.store_id = self.product.store_id
 
 
 class Script(models.Model):

@@ -141,7 +141,8 @@ class ProductBySkuView(CatalogView):
     def get(self, request, store_id, sku):
         if "\x00" in sku:
             raise NotFound("Product with such sku does not exist")
-        matching = self.products().filter(variants__sku=sku).order_by("id")
+        having = Variant.objects.filter(store=self.store, sku=sku).values("product_id")
+        matching = self.products().filter(pk__in=having).order_by("id")
         return self.one_product(matching, missing="Product with such sku")
 
 

@@ -2,17 +2,22 @@
 update semantics, delete, SKU lookup, every list filter and sort, paging."""
 
 import logging
+import threading
 from datetime import timedelta
 
 import pytest
+import requests
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from storefront.models import Product
 from tests.storefront.factories import (
     CategoryFactory,
+    InstallationFactory,
     ProductFactory,
     ProductImageFactory,
     VariantFactory,
+    issue_token,
 )
 
 pytestmark = pytest.mark.django_db
@@ -280,3 +285,36 @@ def test_listed_product_matches_its_variants_images_and_categories_read_one_by_o
     ]
     assert listed["categories"][1]["subcategories"] != []
     assert listed["created_at"].endswith("+0000") and len(listed["created_at"]) == 24
+
+
+def test_the_database_keeps_skus_unique_within_a_store(store):
+    VariantFactory(product=ProductFactory(store=store), sku="DUP")
+    VariantFactory(product=ProductFactory(), sku="DUP")  # another store may repeat it
+    VariantFactory.create_batch(2, product=ProductFactory(store=store), sku=None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        VariantFactory(product=ProductFactory(store=store), sku="DUP")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_creates_of_one_sku_one_wins_the_others_are_422(live_server):
+    installation = InstallationFactory()
+    token = issue_token(installation)
+    url = f"{live_server.url}/v1/{installation.store_id}/products"
+    headers = {"Authentication": f"bearer {token}", "User-Agent": "Race (ops@example.com)"}
+    start = threading.Barrier(6)
+    answers = []
+
+    def create(n):
+        start.wait()
+        body = {"name": f"P{n}", "variants": [{"sku": "RACE-1"}]}
+        response = requests.post(url, json=body, headers=headers, timeout=60)
+        answers.append((response.status_code, response.json()))
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(status for status, _ in answers) == [201] + [422] * 5
+    assert all(body == {"sku": ["has already been taken"]} for s, body in answers if s == 422)
+    assert Product.objects.filter(store_id=installation.store_id).count() == 1
