@@ -341,6 +341,36 @@ def change_stock(product: Product, action: str, value, variant_id=None) -> list[
     return list(variants.order_by("position", "id"))
 
 
+def update_stock_price(store: Store, products: list[tuple[int, list[dict]]]) -> list[dict]:
+    """Bulk price/stock changes (`{"id": <variant>, "price"?, "stock"?}` per variant):
+    each applies if the variant is that product's in this store, the others report
+    failure. Products are locked first, in id order, as every variant write does."""
+    now = timezone.now()
+    with transaction.atomic():
+        ids = {product_id for product_id, _ in products}
+        locked = Product.objects.select_for_update().filter(store=store, pk__in=ids)
+        found = set(locked.order_by("pk").values_list("pk", flat=True))
+        changed = set()
+        results = []
+        for product_id, variants in products:
+            outcome = []
+            for change in variants:
+                fields = {name: value for name, value in change.items() if name != "id"}
+                done = product_id in found and bool(
+                    Variant.objects.filter(pk=change["id"], product_id=product_id).update(
+                        **fields, updated_at=now
+                    )
+                )
+                outcome.append({"id": change["id"], "success": done})
+                if done:
+                    changed.add(product_id)
+            results.append({"id": product_id, "variants": outcome})
+        Product.objects.filter(pk__in=changed).update(updated_at=now)
+        for product_id in sorted(changed):
+            events.emit(store.pk, "product/updated", product_id)
+    return results
+
+
 def _values_key(values: list) -> str:
     return repr([sorted(value.items()) for value in values])
 

@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from storefront import catalog
-from storefront.api import filters, rows
+from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers import (
     CategorySerializer,
@@ -132,6 +132,22 @@ class ProductDetailView(CatalogView):
     def delete(self, request, store_id, product_id):
         catalog.delete_product(self.product())
         return Response({})
+
+
+class StockPriceView(CatalogView):
+    """PATCH /products/stock-price (see `storefront.api.stock_price`)."""
+
+    serializer_class = ProductSerializer
+    queryset = Product.objects.all()
+
+    @extend_schema(
+        operation_id="v1_products_stock_price",
+        request={"application/json": stock_price.REQUEST_SCHEMA},
+        responses={200: stock_price.RESPONSE_SCHEMA},
+    )
+    def patch(self, request, store_id):
+        changes = stock_price.parse(request.data)
+        return Response(catalog.update_stock_price(self.store, changes))
 
 
 class ProductBySkuView(CatalogView):
