@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
-from storefront import events
+from storefront import events, images
 from storefront.api.exceptions import Unprocessable
 from storefront.models import (
     SKU_CONSTRAINT,
@@ -106,7 +106,7 @@ def _store_categories(store: Store, ids: list[int]) -> list[Category]:
 def create_product(store: Store, data: dict) -> Product:
     attributes = [_filled(store, value) for value in data.get("attributes", [])]
     variants = data.get("variants") or [{}]
-    images = data.get("images", [])
+    new_images = data.get("images", [])
     with transaction.atomic():
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Unprocessable(
@@ -114,7 +114,7 @@ def create_product(store: Store, data: dict) -> Product:
             )
         if len(variants) > MAX_VARIANTS:
             raise Unprocessable(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
-        if len(images) > MAX_IMAGES:
+        if len(new_images) > MAX_IMAGES:
             raise Unprocessable(f"Product is not allowed to have more than {MAX_IMAGES} images")
         categories = _store_categories(store, data.get("categories", []))
         name = _filled(store, data["name"])
@@ -132,10 +132,10 @@ def create_product(store: Store, data: dict) -> Product:
             store, Product, _filled(store, data.get("handle"), base=name)
         )
         product.save()
-        for position, image in enumerate(images, start=1):
+        for position, image in enumerate(new_images, start=1):
             ProductImage.objects.create(
                 product=product,
-                src=image["src"],
+                src=_src(product, image),
                 position=image.get("position", position),
                 alt=image.get("alt", []),
             )
@@ -387,6 +387,13 @@ def _check_sku_and_image(product: Product, data: dict, existing: Variant | None)
 # --- images --------------------------------------------------------------------------
 
 
+def _src(product: Product, data: dict) -> str:
+    """The image's URL: as given, or where its uploaded attachment is now kept."""
+    if "upload" in data:
+        return images.store(product.store_id, product.pk, data["upload"])
+    return data["src"]
+
+
 def create_image(product: Product, data: dict) -> ProductImage:
     with transaction.atomic():
         product = Product.objects.select_for_update().get(pk=product.pk)
@@ -396,7 +403,7 @@ def create_image(product: Product, data: dict) -> ProductImage:
         position = min(data.get("position", last + 1), last + 1)
         _shift_images(product, position, +1)
         image = ProductImage.objects.create(
-            product=product, src=data["src"], position=position, alt=data.get("alt", [])
+            product=product, src=_src(product, data), position=position, alt=data.get("alt", [])
         )
         _touch(product)
     return image
@@ -410,9 +417,10 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
             last = product.images.exclude(pk=image.pk).aggregate(last=Max("position"))["last"]
             image.position = min(data["position"], (last or 0) + 1)
             _shift_images(product, image.position, +1, exclude_pk=image.pk)
-        for field in ("src", "alt"):
-            if field in data:
-                setattr(image, field, data[field])
+        if "src" in data or "upload" in data:
+            image.src = _src(product, data)
+        if "alt" in data:
+            image.alt = data["alt"]
         image.save()
         _touch(product)
     return image

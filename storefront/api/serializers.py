@@ -11,6 +11,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from storefront import images
 from storefront.api import rows
 from storefront.models import Category, Product, ProductImage, Script, Variant
 
@@ -170,11 +171,29 @@ class ProductImageSerializer(serializers.ModelSerializer):
 
 
 class ProductImageWriteSerializer(serializers.Serializer):
-    src = serializers.URLField(max_length=1000, error_messages={"required": BLANK, "blank": BLANK})
+    """An image by `src` URL, or uploaded as base64 `attachment` with its `filename`
+    (validated data then carries `upload`, see `storefront.images`)."""
+
+    src = serializers.URLField(
+        max_length=1000, required=False, error_messages={"blank": BLANK, "null": BLANK}
+    )
+    attachment = serializers.CharField(required=False, write_only=True, trim_whitespace=False)
+    filename = serializers.CharField(max_length=255, required=False, write_only=True)
     position = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
     alt = serializers.ListField(
         child=serializers.CharField(max_length=500, allow_blank=True), required=False, max_length=20
     )
+
+    def validate(self, data):
+        filename = data.pop("filename", "")
+        if "attachment" in data:
+            try:
+                data["upload"] = images.decode(data.pop("attachment"), filename)
+            except images.InvalidAttachment as error:
+                raise serializers.ValidationError({"attachment": [str(error)]}) from error
+        elif "src" not in data and not self.partial:
+            raise serializers.ValidationError({"src": [BLANK]})
+        return data
 
 
 def _decimal(digits: int = 14, places: int = 2, **kwargs):
