@@ -18,7 +18,7 @@ from django.db.models.functions import Cast
 from storefront.models import Category, Product, ProductImage, Variant, product_url
 
 WIRE_TIME_POSTGRES = 'YYYY-MM-DD"T"HH24:MI:SS"+0000"'
-WIRE_TIME_SQLITE = "%Y-%m-%dT%H:%M:%S+0000"
+WIRE_TIME_STRFTIME = "%Y-%m-%dT%H:%M:%S+0000"
 
 
 class WireTime(Func):
@@ -35,7 +35,7 @@ class WireTime(Func):
     def as_sqlite(self, compiler, connection, **extra):
         # Django keeps SQLite datetimes as UTC text, which strftime() reads.
         return Func(
-            Value(WIRE_TIME_SQLITE), self.source_expressions[0], function="strftime"
+            Value(WIRE_TIME_STRFTIME), self.source_expressions[0], function="strftime"
         ).as_sql(compiler, connection)
 
 
@@ -95,7 +95,7 @@ def money(value, places: int = 2) -> str | None:
 
 
 def timestamp(value: datetime.datetime) -> str:
-    return value.astimezone(datetime.UTC).strftime(WIRE_TIME_SQLITE)
+    return value.astimezone(datetime.UTC).strftime(WIRE_TIME_STRFTIME)
 
 
 def instance_row(instance) -> dict:
