@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import transaction
 from django.http import FileResponse, Http404
 from django.utils.text import slugify
 
@@ -64,6 +65,15 @@ def store(store_id: int, product_id: int, upload: Upload) -> str:
     name = f"{store_id}/products/{product_id}/{secrets.token_hex(8)}-{upload.name}"
     saved = default_storage.save(f"storefront/{name}", ContentFile(upload.content))
     return f"{settings.EXTERNAL_URL}{URL_PREFIX}{saved.removeprefix('storefront/')}"
+
+
+def forget(sources) -> None:
+    """Once the transaction commits, remove the files behind uploaded images' URLs
+    (other URLs are not ours)."""
+    prefix = f"{settings.EXTERNAL_URL}{URL_PREFIX}"
+    names = [f"storefront/{src.removeprefix(prefix)}" for src in sources if src.startswith(prefix)]
+    if names:
+        transaction.on_commit(lambda: [default_storage.delete(name) for name in names])
 
 
 def serve(request, name: str):

@@ -178,6 +178,24 @@ def test_image_uploaded_as_base64_attachment_is_kept_and_served(api, shirt, clie
     assert api.get(f"{url}/{image['id']}").json() == image
 
 
+def test_uploaded_files_go_with_their_images(
+    api, shirt, client, django_capture_on_commit_callbacks
+):
+    url = f"products/{shirt.pk}/images"
+    attachment = {"attachment": base64.b64encode(GIF).decode()}
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(url, attachment).json()["src"]
+        second = api.post(url, attachment).json()
+        api.put(f"{url}/{second['id']}", attachment)
+        third = api.post(url, attachment).json()["src"]
+        api.delete(f"products/{shirt.pk}/images/{api.get(url).json()[0]['id']}")
+    paths = [src.split("://", 1)[1].split("/", 1)[1] for src in (first, second["src"], third)]
+    assert [client.get(f"/{path}").status_code for path in paths] == [404, 404, 200]
+    with django_capture_on_commit_callbacks(execute=True):
+        api.delete(f"products/{shirt.pk}")
+    assert client.get(f"/{paths[2]}").status_code == 404
+
+
 def test_product_created_with_an_attached_image(api, settings):
     png = b"\x89PNG\r\n\x1a\n" + bytes(3 * 1024 * 1024)  # 3 MB: a body over Django's 2.5 MB
     body = {"name": "x", "images": [{"attachment": base64.b64encode(png).decode()}]}
