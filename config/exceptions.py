@@ -6,7 +6,7 @@ Each service renders the result in its own error body (see `<app>/api/exceptions
 import logging
 from dataclasses import dataclass, field
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import DataError
 from django.http import Http404
 from rest_framework import exceptions
@@ -49,6 +49,9 @@ def describe(exc: Exception, context: dict) -> APIErrorInfo:
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, RequestDataTooBig):
+        exc = exceptions.APIException("The request body is too large")
+        exc.status_code = 413
     elif isinstance(exc, DataError):
         # A value the database cannot hold (NUL byte, out of range) is bad input, not a crash.
         logger.info("rejected a value the database cannot store: %s", exc.__class__.__name__)

@@ -206,6 +206,8 @@ STOREFRONT_OAUTH_CODE_SECONDS = env_int("STOREFRONT_OAUTH_CODE_SECONDS", 300)
 # Leaky bucket per store and app: size and leak per second (Tiendanube: 40 and 2).
 STOREFRONT_RATE_LIMIT_SIZE = env_int("STOREFRONT_RATE_LIMIT_SIZE", 40)
 STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
+# Tiendanube takes product images up to 10 MB as base64 inside JSON bodies (~13.4 MB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 15 * 1024 * 1024
 
 # --- storefront: webhooks, suspension and store pages (issue 9) ---------------------
 # http:// and loopback/private webhook URLs (development and tests only).

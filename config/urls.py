@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 
 from config.docs import docs_urls
 from registry.distribution.views import TokenView
+from storefront import images as storefront_images
 from storefront.api.base import TiendanubeUnknownPathView
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
     re_path(r"^v1/", TiendanubeUnknownPathView.as_view()),
     path("apps/", include("storefront.urls")),
     path("stores/", include("storefront.page_urls")),
+    path("media/storefront/<path:name>", storefront_images.serve),
     # git smart HTTP: /{owner}/{repo}.git/...
     path("", include("codehost.git_urls")),
 ]

@@ -148,12 +148,6 @@ class ScriptAdmin(admin.ModelAdmin):
     raw_id_fields = ("store", "app")
 
 
-@admin.register(models.RateBucket)
-class RateBucketAdmin(admin.ModelAdmin):
-    list_display = ("key", "level", "updated")
-    search_fields = ("key",)
-
-
 # --- webhooks (issue 9): subscriptions, and every delivery with its attempts ---------
 
 

@@ -7,21 +7,31 @@ raise DRF errors: a field map (422 `{"field": ["message"]}`) or `Unprocessable`
 (422 `{"code", "message", "description"}`), as Tiendanube answers them.
 """
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
-from storefront import events
+from storefront import events, images
 from storefront.api.exceptions import Unprocessable
-from storefront.models import App, Category, Product, ProductImage, Script, Store, Variant
+from storefront.models import (
+    SKU_CONSTRAINT,
+    App,
+    Category,
+    Product,
+    ProductImage,
+    Script,
+    Store,
+    Variant,
+)
 
 MAX_PRODUCTS = 100_000
 MAX_VARIANTS = 1000
 MAX_IMAGES = 250
 MAX_CATEGORIES = 5000
+SKU_TAKEN = "has already been taken"
 
 PRODUCT_FLAGS = (
     "published",
@@ -96,7 +106,7 @@ def _store_categories(store: Store, ids: list[int]) -> list[Category]:
 def create_product(store: Store, data: dict) -> Product:
     attributes = [_filled(store, value) for value in data.get("attributes", [])]
     variants = data.get("variants") or [{}]
-    images = data.get("images", [])
+    new_images = data.get("images", [])
     with transaction.atomic():
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Unprocessable(
@@ -104,7 +114,7 @@ def create_product(store: Store, data: dict) -> Product:
             )
         if len(variants) > MAX_VARIANTS:
             raise Unprocessable(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
-        if len(images) > MAX_IMAGES:
+        if len(new_images) > MAX_IMAGES:
             raise Unprocessable(f"Product is not allowed to have more than {MAX_IMAGES} images")
         categories = _store_categories(store, data.get("categories", []))
         name = _filled(store, data["name"])
@@ -122,10 +132,10 @@ def create_product(store: Store, data: dict) -> Product:
             store, Product, _filled(store, data.get("handle"), base=name)
         )
         product.save()
-        for position, image in enumerate(images, start=1):
+        for position, image in enumerate(new_images, start=1):
             ProductImage.objects.create(
                 product=product,
-                src=image["src"],
+                src=_src(product, image),
                 position=image.get("position", position),
                 alt=image.get("alt", []),
             )
@@ -170,6 +180,7 @@ def update_product(product: Product, data: dict) -> Product:
 def delete_product(product: Product) -> None:
     store_id, pk = product.store_id, product.pk
     with transaction.atomic():
+        images.forget(product.images.values_list("src", flat=True))
         product.delete()
         events.emit(store_id, "product/deleted", pk)
 
@@ -194,9 +205,9 @@ def _check_variant(product: Product, data: dict, seen: list, exclude_pk=None) ->
         seen.append(values)
     sku = data.get("sku")
     if sku:
-        taken = Variant.objects.filter(product__store_id=product.store_id, sku=sku)
+        taken = Variant.objects.filter(store_id=product.store_id, sku=sku)
         if taken.exclude(pk=exclude_pk).exists():
-            raise ValidationError({"sku": ["has already been taken"]})
+            raise ValidationError({"sku": [SKU_TAKEN]})
     image_id = data.get("image_id")
     if image_id and not product.images.filter(pk=image_id).exists():
         raise ValidationError({"image_id": [f"Image {image_id} is not an image of this product"]})
@@ -213,7 +224,14 @@ def _save_variant(variant: Variant, data: dict, store: Store) -> Variant:
     if "position" in data:
         variant.position = data["position"]
     variant.sku = variant.sku or None
-    variant.save()
+    try:
+        with transaction.atomic():
+            variant.save()
+    except IntegrityError as error:
+        # A concurrent request took the SKU after `_check_variant` looked.
+        if SKU_CONSTRAINT in str(error) or "storefront_variant.sku" in str(error):
+            raise ValidationError({"sku": [SKU_TAKEN]}) from error
+        raise
     return variant
 
 
@@ -324,6 +342,36 @@ def change_stock(product: Product, action: str, value, variant_id=None) -> list[
     return list(variants.order_by("position", "id"))
 
 
+def update_stock_price(store: Store, products: list[tuple[int, list[dict]]]) -> list[dict]:
+    """Bulk price/stock changes (`{"id": <variant>, "price"?, "stock"?}` per variant):
+    each applies if the variant is that product's in this store, the others report
+    failure. Products are locked first, in id order, as every variant write does."""
+    now = timezone.now()
+    with transaction.atomic():
+        ids = {product_id for product_id, _ in products}
+        locked = Product.objects.select_for_update().filter(store=store, pk__in=ids)
+        found = set(locked.order_by("pk").values_list("pk", flat=True))
+        changed = set()
+        results = []
+        for product_id, variants in products:
+            outcome = []
+            for change in variants:
+                fields = {name: value for name, value in change.items() if name != "id"}
+                done = product_id in found and bool(
+                    Variant.objects.filter(pk=change["id"], product_id=product_id).update(
+                        **fields, updated_at=now
+                    )
+                )
+                outcome.append({"id": change["id"], "success": done})
+                if done:
+                    changed.add(product_id)
+            results.append({"id": product_id, "variants": outcome})
+        Product.objects.filter(pk__in=changed).update(updated_at=now)
+        for product_id in sorted(changed):
+            events.emit(store.pk, "product/updated", product_id)
+    return results
+
+
 def _values_key(values: list) -> str:
     return repr([sorted(value.items()) for value in values])
 
@@ -340,6 +388,13 @@ def _check_sku_and_image(product: Product, data: dict, existing: Variant | None)
 # --- images --------------------------------------------------------------------------
 
 
+def _src(product: Product, data: dict) -> str:
+    """The image's URL: as given, or where its uploaded attachment is now kept."""
+    if "upload" in data:
+        return images.store(product.store_id, product.pk, data["upload"])
+    return data["src"]
+
+
 def create_image(product: Product, data: dict) -> ProductImage:
     with transaction.atomic():
         product = Product.objects.select_for_update().get(pk=product.pk)
@@ -349,7 +404,7 @@ def create_image(product: Product, data: dict) -> ProductImage:
         position = min(data.get("position", last + 1), last + 1)
         _shift_images(product, position, +1)
         image = ProductImage.objects.create(
-            product=product, src=data["src"], position=position, alt=data.get("alt", [])
+            product=product, src=_src(product, data), position=position, alt=data.get("alt", [])
         )
         _touch(product)
     return image
@@ -363,9 +418,11 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
             last = product.images.exclude(pk=image.pk).aggregate(last=Max("position"))["last"]
             image.position = min(data["position"], (last or 0) + 1)
             _shift_images(product, image.position, +1, exclude_pk=image.pk)
-        for field in ("src", "alt"):
-            if field in data:
-                setattr(image, field, data[field])
+        if "src" in data or "upload" in data:
+            images.forget([image.src])
+            image.src = _src(product, data)
+        if "alt" in data:
+            image.alt = data["alt"]
         image.save()
         _touch(product)
     return image
@@ -374,6 +431,7 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
 def delete_image(image: ProductImage) -> None:
     with transaction.atomic():
         product = Product.objects.select_for_update().get(pk=image.product_id)
+        images.forget([image.src])
         image.delete()
         _shift_images(product, image.position + 1, -1)
         _touch(product)

@@ -159,7 +159,8 @@ class Product(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["store", "id"]),
-            models.Index(fields=["store", "created_at"]),
+            # The list's default order (created_at, id): pages are read off the index.
+            models.Index(fields=["store", "created_at", "id"]),
             models.Index(fields=["store", "updated_at"]),
             models.Index(fields=["store", "published"]),
         ]
@@ -169,8 +170,12 @@ class Product(models.Model):
 
     @property
     def canonical_url(self) -> str:
-        """The product's page in the store front (served under /stores/{store_id}/)."""
-        return f"{settings.EXTERNAL_URL}/stores/{self.store_id}/products/{self.pk}/"
+        return product_url(self.store_id, self.pk)
+
+
+def product_url(store_id: int, product_id: int) -> str:
+    """A product's page in the store front (served under /stores/{store_id}/)."""
+    return f"{settings.EXTERNAL_URL}/stores/{store_id}/products/{product_id}/"
 
 
 class ProductImage(models.Model):
@@ -189,11 +194,25 @@ class ProductImage(models.Model):
         return self.src
 
 
+SKU_CONSTRAINT = "storefront_unique_sku_per_store"
+
+
+class VariantQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for variant in objs:
+            variant.fill_store()
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Variant(models.Model):
     AGE_GROUPS = ("newborn", "infant", "toddler", "kids", "adult")
     GENDERS = ("female", "male", "unisex")
 
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="variants")
+    # The product's store, repeated so that the database keeps SKUs unique per store
+    # (two concurrent creates of one SKU: one wins, the other fails the constraint).
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="+", editable=False)
     image = models.ForeignKey(
         ProductImage, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -219,15 +238,26 @@ class Variant(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = VariantQuerySet.as_manager()
+
     class Meta:
         ordering = ["position", "id"]
-        indexes = [
-            models.Index(fields=["product", "position"]),
-            models.Index(fields=["sku"]),
+        indexes = [models.Index(fields=["product", "position"])]
+        constraints = [
+            # NULL (no SKU) is never equal to another NULL: SKU-less variants may repeat.
+            models.UniqueConstraint(fields=["store", "sku"], name=SKU_CONSTRAINT),
         ]
 
     def __str__(self):
         return self.sku or f"variant {self.pk}"
+
+    def save(self, *args, **kwargs):
+        self.fill_store()
+        super().save(*args, **kwargs)
+
+    def fill_store(self) -> None:
+        if self.store_id is None:
+            self.store_id = self.product.store_id
 
 
 class Script(models.Model):
@@ -250,20 +280,6 @@ class Script(models.Model):
 
     def __str__(self):
         return self.src
-
-
-class RateBucket(models.Model):
-    """Leaky-bucket state of one store+app pair, for deployments without Redis.
-
-    Updated under a row lock so that every process and thread sees one exact level.
-    """
-
-    key = models.CharField(max_length=100, unique=True)
-    level = models.FloatField(default=0)
-    updated = models.FloatField(default=0)
-
-    def __str__(self):
-        return self.key
 
 
 # --- webhooks (issue 9): subscriptions, deliveries and attempts live in their own module ---

@@ -2,21 +2,22 @@
 steady rate, and a request that would overflow it is refused (429).
 
 Exact across every web process and thread: with Redis the whole read-leak-add-write
-step is one Lua script (atomic on the server, clocked by the server's TIME); without
-Redis it is a row of `RateBucket` updated under a row lock (SQLite's IMMEDIATE
-transactions serialize writers the same way).
+step is one Lua script (atomic on the server, clocked by the server's TIME). Without
+Redis (the embedded default, one machine) each bucket is a small file under
+`$DATA_DIR/ratelimit/`, read and rewritten under an exclusive `flock`: a few system
+calls, where a database row would make every API read a write (SQLite has one writer).
 """
 
+import fcntl
 import math
+import os
 import time
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import redis
 from django.conf import settings
-from django.db import transaction
-
-from storefront.models import RateBucket
 
 LEAK_SCRIPT = """
 local size = tonumber(ARGV[1])
@@ -66,7 +67,7 @@ def take(store_id: int, app_id: int) -> BucketState:
     if settings.REDIS_URL:
         allowed, level = _take_redis(settings.REDIS_URL, key, size, leak)
     else:
-        allowed, level = _take_database(key, size, leak)
+        allowed, level = _take_file(bucket_file(store_id, app_id), size, leak)
     return BucketState(allowed=allowed, level=level, size=size, leak=leak)
 
 
@@ -80,15 +81,45 @@ def _take_redis(url: str, key: str, size: int, leak: float) -> tuple[bool, float
     return bool(allowed), float(level)
 
 
-def _take_database(key: str, size: int, leak: float) -> tuple[bool, float]:
-    with transaction.atomic():
-        RateBucket.objects.bulk_create([RateBucket(key=key)], ignore_conflicts=True)
-        bucket = RateBucket.objects.select_for_update().get(key=key)
-        # Read the clock only once the row is ours, so updates are in time order.
+def bucket_file(store_id: int, app_id: int) -> Path:
+    return _bucket_dir(str(settings.DATA_DIR)) / f"{int(store_id)}-{int(app_id)}"
+
+
+@cache
+def _bucket_dir(data_dir: str) -> Path:
+    directory = Path(data_dir) / "ratelimit"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+# One fixed-size record "<level> <unix time>", rewritten in place.
+RECORD_BYTES = 64
+
+
+def _take_file(path: Path, size: int, leak: float) -> tuple[bool, float]:
+    # Each call opens its own descriptor, so flock excludes other threads as well as
+    # other processes; closing the descriptor releases the lock.
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        # Read the clock only once the bucket is ours, so updates are in time order.
         now = time.time()
-        level = max(bucket.level - max(now - bucket.updated, 0) * leak, 0.0)
+        level, at = _parse(os.pread(descriptor, RECORD_BYTES, 0), now)
+        level = max(level - max(now - at, 0.0) * leak, 0.0)
         allowed = level + 1 <= size
         if allowed:
             level += 1
-        RateBucket.objects.filter(pk=bucket.pk).update(level=level, updated=now)
+        record = f"{level!r} {max(now, at)!r}".encode().ljust(RECORD_BYTES)
+        os.pwrite(descriptor, record, 0)
+    finally:
+        os.close(descriptor)
     return allowed, level
+
+
+def _parse(record: bytes, now: float) -> tuple[float, float]:
+    """Level and time of a record; an empty (new) or torn record is an empty bucket."""
+    try:
+        level, at = record.split()
+        return float(level), float(at)
+    except ValueError:
+        return 0.0, now

@@ -15,8 +15,9 @@ import hmac
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.views.defaults import page_not_found
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import APIException
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -81,10 +82,15 @@ class TokenView(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
     parser_classes = [StrictJSONParser, FormParser, MultiPartParser]
-    http_method_names = ["post", "options"]
+    http_method_names = ["post"]
 
     def get_exception_handler(self):
         return oauth_exception_handler
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        """Tiendanube's token URL exists for POST only: a GET (a common mistake) finds
+        nothing there, 404 like any unknown page, not 405 (api-docs issue #37)."""
+        return page_not_found(request._request, Http404())
 
     def post(self, request):
         data = request.data if hasattr(request.data, "get") else {}

@@ -20,6 +20,8 @@ def tiendanube_exception_handler(exc, context):
     info = describe(exc, context)
     if isinstance(info.exc, ParseError):
         body = {"error": "Problems parsing JSON"}
+    elif isinstance(info.exc, InvalidFields):
+        body = {**tiendanube_error_body(422, "Validation error"), **info.exc.fields}
     elif info.fields and info.status in (400, 422):
         info.status = 422
         body = info.fields
@@ -57,3 +59,21 @@ class Conflict(APIException):
 
     status_code = 409
     default_detail = "Conflict"
+
+
+class InvalidFields(APIException):
+    """Field errors in the envelope (the bulk endpoints' form):
+    `{"code": 422, "message": ..., "description": "Validation error", "price": [...]}`."""
+
+    status_code = 422
+
+    def __init__(self, fields: dict[str, list[str]]):
+        super().__init__("Validation error")
+        self.fields = fields
+
+
+class BadInput(APIException):
+    """A bulk body of the wrong shape (400 in the envelope form)."""
+
+    status_code = 400
+    default_detail = "Invalid input format"

@@ -107,6 +107,7 @@ def filter_by_handle(queryset, params: dict, store):
 
 
 def filter_products(queryset, params: dict, store):
+    """The products matching the list filters, unordered (see `sort_products`)."""
     queryset = filter_by_handle(filter_by_time(queryset, params), params, store)
     if "ids" in params:
         queryset = queryset.filter(pk__in=[int(pk) for pk in params["ids"].split(",")])
@@ -139,7 +140,7 @@ def filter_products(queryset, params: dict, store):
         wanted = True if name in ("max_stock", "min_stock") else params[name]
         exists = Exists(Variant.objects.filter(condition(params[name]), product=OuterRef("pk")))
         queryset = queryset.filter(exists if wanted else ~exists)
-    return sort_products(queryset, params.get("sort_by", "user"), store)
+    return queryset
 
 
 def sort_products(queryset, sort_by: str, store):

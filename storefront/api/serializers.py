@@ -1,17 +1,18 @@
-"""The only place that knows Tiendanube's wire field names.
-
-Read serializers render models; write serializers validate bodies into plain dicts
-that `storefront.catalog` applies. Both need `context["store"]` for its languages.
+"""Tiendanube's wire shapes: read serializers describe the answers (OpenAPI) and render
+single model instances through `storefront.api.rows`, which renders product pages from
+plain rows; write serializers validate bodies into plain dicts that `storefront.catalog`
+applies. Both need `context["store"]` for its languages.
 """
 
 import datetime
-from functools import cached_property
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from storefront import images
+from storefront.api import rows
 from storefront.models import Category, Product, ProductImage, Script, Variant
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
@@ -42,24 +43,11 @@ def _no_nul(value: str) -> str:
     return value
 
 
-def timestamp(value) -> str:
-    return value.astimezone(datetime.UTC).strftime(TIME_FORMAT)
-
-
-def i18n(value, languages: list[str]) -> dict:
-    value = value if isinstance(value, dict) else {}
-    return {code: value.get(code) or "" for code in languages}
-
-
-def money(value, places: int = 2) -> str | None:
-    return None if value is None else f"{value:.{places}f}"
-
-
 class FastOutput:
-    """Lists of up to 200 products with their variants are rendered per request; DRF's
-    field-by-field machinery costs ~1 ms per product, so the read serializers build their
-    dicts directly. Their declared fields stay: they are the OpenAPI description, and the
-    tests pin the key order to Tiendanube's."""
+    """DRF's field-by-field machinery costs ~1 ms per product, so the read serializers
+    render through `storefront.api.rows` (whole product pages never reach them). Their
+    declared fields stay: they are the OpenAPI description, and the tests pin the key
+    order to Tiendanube's."""
 
     @property
     def languages(self) -> list[str]:
@@ -152,18 +140,9 @@ class CategorySerializer(FastOutput, serializers.ModelSerializer):
         return sorted(child.pk for child in category.children.all())
 
     def to_representation(self, category):
-        languages = self.languages
-        return {
-            "id": category.pk,
-            "name": i18n(category.name, languages),
-            "description": i18n(category.description, languages),
-            "handle": i18n(category.handle, languages),
-            "parent": category.parent_id,
-            "subcategories": self.get_subcategories(category),
-            "google_shopping_category": category.google_shopping_category,
-            "created_at": timestamp(category.created_at),
-            "updated_at": timestamp(category.updated_at),
-        }
+        return rows.category_payload(
+            rows.instance_row(category), self.get_subcategories(category), self.languages
+        )
 
 
 class CategoryWriteSerializer(serializers.Serializer):
@@ -188,23 +167,33 @@ class ProductImageSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def to_representation(self, image):
-        return {
-            "id": image.pk,
-            "product_id": image.product_id,
-            "src": image.src,
-            "position": image.position,
-            "alt": image.alt,
-            "created_at": timestamp(image.created_at),
-            "updated_at": timestamp(image.updated_at),
-        }
+        return rows.image_payload(rows.instance_row(image))
 
 
 class ProductImageWriteSerializer(serializers.Serializer):
-    src = serializers.URLField(max_length=1000, error_messages={"required": BLANK, "blank": BLANK})
+    """An image by `src` URL, or uploaded as base64 `attachment` with its `filename`
+    (validated data then carries `upload`, see `storefront.images`)."""
+
+    src = serializers.URLField(
+        max_length=1000, required=False, error_messages={"blank": BLANK, "null": BLANK}
+    )
+    attachment = serializers.CharField(required=False, write_only=True, trim_whitespace=False)
+    filename = serializers.CharField(max_length=255, required=False, write_only=True)
     position = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
     alt = serializers.ListField(
         child=serializers.CharField(max_length=500, allow_blank=True), required=False, max_length=20
     )
+
+    def validate(self, data):
+        filename = data.pop("filename", "")
+        if "attachment" in data:
+            try:
+                data["upload"] = images.decode(data.pop("attachment"), filename)
+            except images.InvalidAttachment as error:
+                raise serializers.ValidationError({"attachment": [str(error)]}) from error
+        elif "src" not in data and not self.partial:
+            raise serializers.ValidationError({"src": [BLANK]})
+        return data
 
 
 def _decimal(digits: int = 14, places: int = 2, **kwargs):
@@ -255,31 +244,7 @@ class VariantSerializer(FastOutput, serializers.ModelSerializer):
         return variant.stock is not None
 
     def to_representation(self, variant):
-        languages = self.languages
-        return {
-            "id": variant.pk,
-            "image_id": variant.image_id,
-            "product_id": variant.product_id,
-            "position": variant.position,
-            "price": money(variant.price),
-            "compare_at_price": money(variant.compare_at_price),
-            "promotional_price": money(variant.promotional_price),
-            "stock_management": variant.stock is not None,
-            "stock": variant.stock,
-            "weight": money(variant.weight, 3),
-            "width": money(variant.width),
-            "height": money(variant.height),
-            "depth": money(variant.depth),
-            "sku": variant.sku,
-            "values": [i18n(value, languages) for value in variant.values],
-            "barcode": variant.barcode,
-            "mpn": variant.mpn,
-            "age_group": variant.age_group,
-            "gender": variant.gender,
-            "cost": money(variant.cost),
-            "created_at": timestamp(variant.created_at),
-            "updated_at": timestamp(variant.updated_at),
-        }
+        return rows.variant_payload(rows.instance_row(variant), self.languages)
 
 
 class StockField(serializers.IntegerField):
@@ -343,7 +308,10 @@ class StockChangeSerializer(serializers.Serializer):
         return data
 
 
-class ProductSerializer(FastOutput, serializers.ModelSerializer):
+class ProductSerializer(serializers.ModelSerializer):
+    """The product object's description only: products are rendered by
+    `storefront.api.rows.render_products`, a whole page at a time."""
+
     name = I18nField()
     description = I18nField()
     handle = I18nField()
@@ -379,40 +347,6 @@ class ProductSerializer(FastOutput, serializers.ModelSerializer):
             "categories",
         ]
         read_only_fields = fields
-
-    @cached_property
-    def nested_outputs(self):
-        """One variant, image and category renderer per list, not per product."""
-        return (
-            VariantSerializer(context=self.context).to_representation,
-            ProductImageSerializer(context=self.context).to_representation,
-            CategorySerializer(context=self.context).to_representation,
-        )
-
-    def to_representation(self, product):
-        languages = self.languages
-        variant_output, image_output, category_output = self.nested_outputs
-        return {
-            "id": product.pk,
-            "name": i18n(product.name, languages),
-            "description": i18n(product.description, languages),
-            "handle": i18n(product.handle, languages),
-            "attributes": [i18n(value, languages) for value in product.attributes],
-            "published": product.published,
-            "free_shipping": product.free_shipping,
-            "requires_shipping": product.requires_shipping,
-            "canonical_url": product.canonical_url,
-            "video_url": product.video_url,
-            "seo_title": product.seo_title,
-            "seo_description": product.seo_description,
-            "brand": product.brand,
-            "created_at": timestamp(product.created_at),
-            "updated_at": timestamp(product.updated_at),
-            "variants": [variant_output(variant) for variant in product.variants.all()],
-            "tags": product.tags,
-            "images": [image_output(image) for image in product.images.all()],
-            "categories": [category_output(category) for category in product.categories.all()],
-        }
 
 
 class SecureURLField(serializers.URLField):

@@ -7,6 +7,7 @@ urlpatterns = [
     path("store", views.StoreView.as_view()),
     path("products", views.ProductListView.as_view()),
     path("products/sku/<str:sku>", views.ProductBySkuView.as_view()),
+    path("products/stock-price", views.StockPriceView.as_view()),
     path("products/<int:product_id>", views.ProductDetailView.as_view()),
     path("products/<int:product_id>/variants", views.VariantListView.as_view()),
     path("products/<int:product_id>/variants/stock", views.VariantStockView.as_view()),

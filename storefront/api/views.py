@@ -8,7 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from storefront import catalog
-from storefront.api import filters
+from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers import (
     CategorySerializer,
@@ -53,12 +53,17 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     def products(self):
-        categories = Category.objects.order_by("id").prefetch_related(
-            Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
-        )
-        return Product.objects.filter(store=self.store).prefetch_related(
-            "variants", "images", Prefetch("categories", queryset=categories)
-        )
+        return Product.objects.filter(store=self.store)
+
+    def product_page(self, pages: rows.ProductPages):
+        page = self.paginate_queryset(pages)
+        return self.get_paginated_response(rows.render_products(self.store, page))
+
+    def one_product(self, queryset, status: int = 200, missing: str = "Product with such id"):
+        found = rows.render_products(self.store, list(rows.product_rows(queryset)[:1]))
+        if not found:
+            raise NotFound(f"{missing} does not exist")
+        return Response(found[0], status=status)
 
     def product(self) -> Product:
         return self.one(
@@ -96,11 +101,17 @@ class ProductListView(CatalogView):
 
     def get(self, request, store_id):
         params = filters.validated(filters.ProductFilters, request)
-        return self.page(filters.filter_products(self.products(), params, self.store))
+        sort_by = params.get("sort_by", "user")
+
+        def sort(products):
+            return filters.sort_products(products, sort_by, self.store)
+
+        filtered = filters.filter_products(self.products(), params, self.store)
+        return self.product_page(rows.ProductPages(sort(filtered), sort))
 
     def post(self, request, store_id):
         product = catalog.create_product(self.store, self.validated_body(ProductWriteSerializer))
-        return Response(self.get_serializer(self.products().get(pk=product.pk)).data, status=201)
+        return self.one_product(self.products().filter(pk=product.pk), status=201)
 
 
 @extend_schema_view(
@@ -111,16 +122,32 @@ class ProductDetailView(CatalogView):
     queryset = Product.objects.all()
 
     def get(self, request, store_id, product_id):
-        return Response(self.get_serializer(self.one(self.products(), product_id, "Product")).data)
+        return self.one_product(self.products().filter(pk=product_id))
 
     def put(self, request, store_id, product_id):
         data = self.validated_body(ProductWriteSerializer, partial=True)
         catalog.update_product(self.product(), data)
-        return Response(self.get_serializer(self.products().get(pk=product_id)).data)
+        return self.one_product(self.products().filter(pk=product_id))
 
     def delete(self, request, store_id, product_id):
         catalog.delete_product(self.product())
         return Response({})
+
+
+class StockPriceView(CatalogView):
+    """PATCH /products/stock-price (see `storefront.api.stock_price`)."""
+
+    serializer_class = ProductSerializer
+    queryset = Product.objects.all()
+
+    @extend_schema(
+        operation_id="v1_products_stock_price",
+        request={"application/json": stock_price.REQUEST_SCHEMA},
+        responses={200: stock_price.RESPONSE_SCHEMA},
+    )
+    def patch(self, request, store_id):
+        changes = stock_price.parse(request.data)
+        return Response(catalog.update_stock_price(self.store, changes))
 
 
 class ProductBySkuView(CatalogView):
@@ -128,14 +155,11 @@ class ProductBySkuView(CatalogView):
     queryset = Product.objects.all()
 
     def get(self, request, store_id, sku):
-        product = (
-            self.products().filter(variants__sku=sku).order_by("id").first()
-            if "\x00" not in sku
-            else None
-        )
-        if product is None:
+        if "\x00" in sku:
             raise NotFound("Product with such sku does not exist")
-        return Response(self.get_serializer(product).data)
+        having = Variant.objects.filter(store=self.store, sku=sku).values("product_id")
+        matching = self.products().filter(pk__in=having).order_by("id")
+        return self.one_product(matching, missing="Product with such sku")
 
 
 # --- variants --------------------------------------------------------------------------

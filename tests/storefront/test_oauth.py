@@ -189,8 +189,13 @@ def test_owner_cannot_install_into_someone_elses_store(client, app, store):
     assert not Installation.objects.exists()
 
 
-def test_get_on_token_endpoint_is_refused(client):
-    assert client.get("/apps/authorize/token").status_code == 405
+def test_token_endpoint_answers_only_post_other_methods_find_nothing(client):
+    """Tiendanube answers a GET on the token URL with 404 (api-docs issue #37)."""
+    for method in ("get", "head", "put", "delete", "options"):
+        response = getattr(client, method)("/apps/authorize/token?code=x&client_id=1")
+        assert response.status_code == 404, method
+        assert response["Content-Type"].startswith("text/html")
+    assert client.post("/apps/authorize/token", {}).status_code == 400
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,17 +2,22 @@
 update semantics, delete, SKU lookup, every list filter and sort, paging."""
 
 import logging
+import threading
 from datetime import timedelta
 
 import pytest
+import requests
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from storefront.models import Product
 from tests.storefront.factories import (
     CategoryFactory,
+    InstallationFactory,
     ProductFactory,
     ProductImageFactory,
     VariantFactory,
+    issue_token,
 )
 
 pytestmark = pytest.mark.django_db
@@ -256,3 +261,60 @@ def test_list_queries_do_not_grow_with_page_size(
     with django_assert_max_num_queries(7):
         response = api.get(f"products?per_page={per_page}&sort_by=price-ascending")
     assert len(response.json()) == per_page
+
+
+def test_listed_product_matches_its_variants_images_and_categories_read_one_by_one(api, store):
+    """Pages are rendered from plain rows, single resources from model instances: both
+    give the same objects, timestamps included."""
+    parent = CategoryFactory(store=store)
+    category = CategoryFactory(store=store, parent=parent)
+    CategoryFactory(store=store, parent=category)
+    product = ProductFactory(store=store, attributes=[{"es": "Talle", "pt": "Tamanho"}])
+    image = ProductImageFactory(product=product, alt=["frente"])
+    VariantFactory(product=product, image=image, price="12.5", weight="1.25", stock=None)
+    product.categories.set([category, parent])
+    listed = api.get("products").json()[0]
+    assert listed == api.get(f"products/{product.pk}").json()
+    assert listed["variants"] == api.get(f"products/{product.pk}/variants").json()
+    assert listed["variants"][0]["price"] == "12.50"
+    assert listed["variants"][0]["weight"] == "1.250"
+    assert listed["images"] == api.get(f"products/{product.pk}/images").json()
+    assert listed["categories"] == [
+        api.get(f"categories/{parent.pk}").json(),
+        api.get(f"categories/{category.pk}").json(),
+    ]
+    assert listed["categories"][1]["subcategories"] != []
+    assert listed["created_at"].endswith("+0000") and len(listed["created_at"]) == 24
+
+
+def test_the_database_keeps_skus_unique_within_a_store(store):
+    VariantFactory(product=ProductFactory(store=store), sku="DUP")
+    VariantFactory(product=ProductFactory(), sku="DUP")  # another store may repeat it
+    VariantFactory.create_batch(2, product=ProductFactory(store=store), sku=None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        VariantFactory(product=ProductFactory(store=store), sku="DUP")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_creates_of_one_sku_one_wins_the_others_are_422(live_server):
+    installation = InstallationFactory()
+    token = issue_token(installation)
+    url = f"{live_server.url}/v1/{installation.store_id}/products"
+    headers = {"Authentication": f"bearer {token}", "User-Agent": "Race (ops@example.com)"}
+    start = threading.Barrier(6)
+    answers = []
+
+    def create(n):
+        start.wait()
+        body = {"name": f"P{n}", "variants": [{"sku": "RACE-1"}]}
+        response = requests.post(url, json=body, headers=headers, timeout=60)
+        answers.append((response.status_code, response.json()))
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(status for status, _ in answers) == [201] + [422] * 5
+    assert all(body == {"sku": ["has already been taken"]} for s, body in answers if s == 422)
+    assert Product.objects.filter(store_id=installation.store_id).count() == 1

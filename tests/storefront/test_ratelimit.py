@@ -1,6 +1,7 @@
 """Leaky bucket per store and app (tiendanube.md section 5), on both backends: the Redis
-script and the row-locked table of the embedded default."""
+script and the flock-guarded files of the embedded default."""
 
+import multiprocessing
 import threading
 import time
 
@@ -9,13 +10,12 @@ import redis
 import requests
 
 from storefront import ratelimit
-from storefront.models import RateBucket
 from tests.storefront.factories import InstallationFactory, issue_token
 
 
-@pytest.fixture(params=["redis", "database"])
+@pytest.fixture(params=["redis", "file"])
 def backend(request, settings):
-    if request.param == "database":
+    if request.param == "file":
         settings.REDIS_URL = ""
     return request.param
 
@@ -27,9 +27,8 @@ def set_level(backend, settings, installation, level: float, seconds_ago: float)
             key, mapping={"level": level, "at": time.time() - seconds_ago}
         )
     else:
-        RateBucket.objects.update_or_create(
-            key=key, defaults={"level": level, "updated": time.time() - seconds_ago}
-        )
+        path = ratelimit.bucket_file(installation.store_id, installation.app_id)
+        path.write_text(f"{level} {time.time() - seconds_ago}")
 
 
 @pytest.mark.django_db
@@ -103,3 +102,17 @@ def test_45_concurrent_requests_on_a_fresh_bucket_let_exactly_40_through(
     for thread in threads:
         thread.join()
     assert sorted(statuses) == [200] * 40 + [429] * 5
+
+
+def _take_once(ids: tuple[int, int]) -> bool:
+    return ratelimit.take(*ids).allowed
+
+
+@pytest.mark.parametrize("backend", ["redis", "file"], indirect=True)
+def test_45_processes_on_a_fresh_bucket_let_exactly_40_through(backend, settings):
+    """Separate processes (as gunicorn's workers) share the one bucket exactly."""
+    settings.STOREFRONT_RATE_LIMIT_LEAK = 0.001
+    ids = (10**6 + int(time.time() * 1000) % 10**6, 7)
+    with multiprocessing.get_context("fork").Pool(9) as pool:
+        allowed = pool.map(_take_once, [ids] * 45, chunksize=1)
+    assert sorted(allowed) == [False] * 5 + [True] * 40

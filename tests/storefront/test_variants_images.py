@@ -1,5 +1,7 @@
 """Product variants and images (tiendanube.md sections 8 and 9)."""
 
+import base64
+
 import pytest
 
 from storefront.models import Variant
@@ -154,3 +156,78 @@ def test_stock_replace_and_variation_never_below_zero(api, shirt):
     assert api.post(url, {"action": "add", "value": 1}).json() == {
         "action": ["Valid actions are 'replace', 'variation'."]
     }
+
+
+# A 1x1 transparent GIF, as in Tiendanube's Postman collection (which sends a larger one).
+GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
+
+
+def test_image_uploaded_as_base64_attachment_is_kept_and_served(api, shirt, client, settings):
+    url = f"products/{shirt.pk}/images"
+    body = {"filename": "mewtwo.gif", "position": 1, "attachment": base64.b64encode(GIF).decode()}
+    created = api.post(url, body)
+    assert created.status_code == 201, created.content
+    image = created.json()
+    assert set(image) == {"id", "product_id", "src", "position", "alt", "created_at", "updated_at"}
+    assert image["src"].startswith(f"{settings.EXTERNAL_URL}/media/storefront/")
+    assert image["src"].endswith("-mewtwo.gif")
+    served = client.get(image["src"].removeprefix(settings.EXTERNAL_URL))
+    assert served.status_code == 200
+    assert served["Content-Type"] == "image/gif"
+    assert b"".join(served.streaming_content) == GIF
+    assert api.get(f"{url}/{image['id']}").json() == image
+
+
+def test_uploaded_files_go_with_their_images(
+    api, shirt, client, django_capture_on_commit_callbacks
+):
+    url = f"products/{shirt.pk}/images"
+    attachment = {"attachment": base64.b64encode(GIF).decode()}
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(url, attachment).json()["src"]
+        second = api.post(url, attachment).json()
+        api.put(f"{url}/{second['id']}", attachment)
+        third = api.post(url, attachment).json()["src"]
+        api.delete(f"products/{shirt.pk}/images/{api.get(url).json()[0]['id']}")
+    paths = [src.split("://", 1)[1].split("/", 1)[1] for src in (first, second["src"], third)]
+    assert [client.get(f"/{path}").status_code for path in paths] == [404, 404, 200]
+    with django_capture_on_commit_callbacks(execute=True):
+        api.delete(f"products/{shirt.pk}")
+    assert client.get(f"/{paths[2]}").status_code == 404
+
+
+def test_product_created_with_an_attached_image(api, settings):
+    png = b"\x89PNG\r\n\x1a\n" + bytes(3 * 1024 * 1024)  # 3 MB: a body over Django's 2.5 MB
+    body = {"name": "x", "images": [{"attachment": base64.b64encode(png).decode()}]}
+    created = api.post("products", body)
+    assert created.status_code == 201
+    src = created.json()["images"][0]["src"]
+    assert src.startswith(f"{settings.EXTERNAL_URL}/media/storefront/") and src.endswith(".png")
+
+
+@pytest.mark.parametrize(
+    ("attachment", "message"),
+    [
+        ("not base64!", "The attachment must be a base64 encoded image"),
+        (base64.b64encode(b"<svg></svg>").decode(), "The image must be a gif, jpg or png"),
+        ("A" * (14 * 1024 * 1024), "The image must be smaller than 10 MB"),
+    ],
+)
+def test_attachment_that_is_not_an_accepted_image_is_422(api, shirt, attachment, message):
+    response = api.post(f"products/{shirt.pk}/images", {"attachment": attachment})
+    assert response.status_code == 422
+    assert response.json() == {"attachment": [message]}
+    assert not shirt.images.exists()
+
+
+def test_served_images_are_only_uploaded_ones(client):
+    assert client.get("/media/storefront/1/products/1/nothing.gif").status_code == 404
+    assert client.get("/media/storefront/../secret_key").status_code == 404
+    assert client.get("/media/storefront/%2e%2e/%2e%2e/secret_key").status_code == 404
+
+
+def test_body_over_the_upload_limit_is_413_not_a_crash(api, shirt, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    response = api.post(f"products/{shirt.pk}/images", {"attachment": "A" * 2048})
+    assert response.status_code == 413
+    assert response.json()["code"] == 413
