@@ -1,0 +1,345 @@
+"""Delivery of webhook notifications: at least once, in batches, every attempt recorded.
+
+A task gets the ids of a few deliveries (those of one event, or retries due together).
+It claims the due ones in one transaction (row locks, a short lease on each, one attempt
+row each), POSTs them in parallel outside any transaction on a keep-alive session, then
+records every result in one transaction and schedules the retries. A task lost with its
+worker is redelivered by the broker (acks_late + reject_on_worker_lost); when a whole
+worker died, the periodic `requeue_lost` queues its deliveries again. Running a batch
+twice is harmless: the claim skips what is done, leased or not yet due.
+"""
+
+import hashlib
+import hmac
+import os
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
+from dataclasses import dataclass
+from datetime import timedelta
+
+import requests
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef
+from django.utils import timezone
+
+from storefront.models import Installation
+from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
+
+SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
+# Deliveries per task, and POSTs one worker process has in flight at once.
+BATCH_SIZE = 10
+STALE_ATTEMPT = "no result: the worker stopped during this attempt"
+
+
+# --- retry schedule ------------------------------------------------------------------
+
+
+def tiendanube_waits() -> list[float]:
+    """Seconds to wait before each retry: 18 attempts in all, within 48 hours.
+
+    Tiendanube: one retry right after the failure, then about 5, 10 and 15 minutes, then
+    the previous wait x1.4. Grown unchecked, the 17th and 18th attempts would land after
+    48 hours (at about 49 and 69 hours); those two waits share the time left instead.
+    """
+    waits = [0.0, 300.0, 600.0, 900.0]
+    while len(waits) < 17:
+        waits.append(waits[-1] * 1.4)
+    limit = 48 * 3600.0
+    for index in range(len(waits)):
+        if sum(waits[: index + 1]) > limit:
+            left = limit - sum(waits[:index])
+            share = left / (len(waits) - index)
+            waits[index:] = [share] * (len(waits) - index)
+            break
+    return waits
+
+
+def retry_waits() -> list[float]:
+    return list(settings.STOREFRONT_WEBHOOK_RETRY_SCHEDULE) or tiendanube_waits()
+
+
+def attempt_limit() -> float:
+    """The most one POST may take, answer included (a trickling endpoint is cut there)."""
+    return 2 * settings.STOREFRONT_WEBHOOK_TIMEOUT + 1
+
+
+def lease_seconds() -> float:
+    """How long a started attempt keeps others off its delivery: its limit plus slack."""
+    return attempt_limit() + 2
+
+
+# --- queueing ------------------------------------------------------------------------
+
+
+def queue(ids: list[int], when=None) -> None:
+    """Queue tasks for these deliveries, BATCH_SIZE per task, now or at `when`."""
+    from storefront.tasks import deliver_webhooks
+
+    for start in range(0, len(ids), BATCH_SIZE):
+        deliver_webhooks.apply_async(
+            args=[ids[start : start + BATCH_SIZE]], queue="webhooks", eta=when
+        )
+
+
+def _queue_after_commit(ids: list[int], when=None) -> None:
+    if ids:
+        transaction.on_commit(lambda: queue(ids, when))
+
+
+def requeue_lost() -> int:
+    """Queue again the due deliveries whose task should have run long ago and did not.
+
+    That happens when a whole worker died holding the message; the broker would give it
+    back only after its visibility timeout. Extra copies are harmless: the claim serializes.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.STOREFRONT_WEBHOOK_REQUEUE_AFTER)
+    with transaction.atomic():
+        ids = list(
+            Delivery.objects.select_for_update(skip_locked=True)
+            .filter(status=Delivery.PENDING, next_attempt_at__lte=now, queued_for__lte=stale)
+            .exclude(lease_until__gt=now)
+            .order_by("id")
+            .values_list("id", flat=True)[:1000]
+        )
+        Delivery.objects.filter(pk__in=ids).update(queued_for=now)
+        _queue_after_commit(ids)
+    return len(ids)
+
+
+# --- claim ---------------------------------------------------------------------------
+
+
+@dataclass
+class Claim:
+    delivery: Delivery
+    attempt: DeliveryAttempt
+    secret: str
+    status_code: int | None = None
+    error: str = ""
+
+
+def _blocked(delivery: Delivery) -> str:
+    """Why this delivery must not be sent now ('' when it may).
+
+    Reads the `installed` and `app_suspended` annotations and the store loaded with it.
+    """
+    if not delivery.installed:
+        return "" if delivery.event == "app/uninstalled" else "the app was uninstalled"
+    if delivery.event in SUSPENSION_EVENTS:
+        return ""
+    if delivery.store.suspended_at:
+        return "the store is suspended"
+    if delivery.app_suspended:
+        return "the app is suspended in this store"
+    return ""
+
+
+def _locked_deliveries(ids: list[int]) -> list[Delivery]:
+    """The deliveries, row-locked in id order (two overlapping batches cannot deadlock)."""
+    installation = Installation.objects.filter(
+        store_id=OuterRef("store_id"), app_id=OuterRef("app_id")
+    )
+    return list(
+        Delivery.objects.select_for_update(of=("self",))
+        .select_related("app", "store")
+        .only(
+            *("id", "status", "attempts", "next_attempt_at", "lease_until", "event", "url"),
+            *("body", "app__client_secret", "store__suspended_at"),
+        )
+        .annotate(
+            installed=Exists(installation),
+            app_suspended=Exists(installation.filter(suspended_at__isnull=False)),
+        )
+        .filter(pk__in=ids)
+        .order_by("id")
+    )
+
+
+def claim(ids: list[int], worker: str) -> list[Claim]:
+    """Start the next attempt of each due and free delivery among `ids`.
+
+    A delivery leased by a running attempt is looked at again when the lease ends (the
+    attempt may belong to a worker that died); one blocked by a suspension or an uninstall
+    is dropped, as Tiendanube drops it.
+    """
+    now = timezone.now()
+    starting: list[Delivery] = []
+    dropped: dict[str, list[int]] = defaultdict(list)
+    with transaction.atomic():
+        for delivery in _locked_deliveries(ids):
+            if delivery.status != Delivery.PENDING:
+                continue
+            if delivery.next_attempt_at > now + timedelta(seconds=1):
+                continue  # an early copy; the task queued for the due time will come
+            if delivery.lease_until and delivery.lease_until > now:
+                when = delivery.lease_until + timedelta(milliseconds=200)
+                Delivery.objects.filter(pk=delivery.pk).update(queued_for=when)
+                _queue_after_commit([delivery.pk], when)
+            elif reason := _blocked(delivery):
+                dropped[reason].append(delivery.pk)
+            else:
+                starting.append(delivery)
+        for reason, dropped_ids in dropped.items():
+            Delivery.objects.filter(pk__in=dropped_ids).update(
+                status=Delivery.DROPPED,
+                outcome=f"not sent: {reason}",
+                finished_at=now,
+                lease_until=None,
+            )
+        if not starting:
+            return []
+        retried = [delivery.pk for delivery in starting if delivery.attempts]
+        if retried:
+            DeliveryAttempt.objects.filter(
+                delivery_id__in=retried, finished_at__isnull=True
+            ).update(finished_at=now, error=STALE_ATTEMPT)
+        Delivery.objects.filter(pk__in=[delivery.pk for delivery in starting]).update(
+            attempts=F("attempts") + 1, lease_until=now + timedelta(seconds=lease_seconds())
+        )
+        for delivery in starting:
+            delivery.attempts += 1
+        attempts = DeliveryAttempt.objects.bulk_create(
+            [
+                DeliveryAttempt(
+                    delivery=delivery, number=delivery.attempts, started_at=now, worker=worker
+                )
+                for delivery in starting
+            ]
+        )
+    return [
+        Claim(delivery=delivery, attempt=attempt, secret=delivery.app.client_secret)
+        for delivery, attempt in zip(starting, attempts, strict=True)
+    ]
+
+
+# --- POST ----------------------------------------------------------------------------
+
+
+def sign(body: bytes, secret: str) -> str:
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class _Sender:
+    """Per process: a keep-alive session and the threads that POST a batch in parallel.
+
+    Worker children fork, so a sender made before the fork is never reused after it.
+    """
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment for app endpoints
+        adapter = requests.adapters.HTTPAdapter(pool_connections=32, pool_maxsize=BATCH_SIZE)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.threads = ThreadPoolExecutor(BATCH_SIZE, thread_name_prefix="webhook-post")
+
+
+_sender: _Sender | None = None
+
+
+def _current_sender() -> _Sender:
+    global _sender
+    if _sender is None or _sender.pid != os.getpid():
+        _sender = _Sender()
+    return _sender
+
+
+def _post(session: requests.Session, claim_: Claim) -> tuple[int | None, str, int]:
+    """POST the exact body, signed: (status code, error text, duration in ms)."""
+    body = claim_.delivery.body.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Storefront-Webhooks/1.0",
+        SIGNATURE_HEADER: sign(body, claim_.secret),
+    }
+    timeout = settings.STOREFRONT_WEBHOOK_TIMEOUT
+    started = time.monotonic()
+    try:
+        with session.post(
+            claim_.delivery.url,
+            data=body,
+            headers=headers,
+            timeout=(timeout, timeout),
+            allow_redirects=False,
+            stream=True,
+        ) as response:
+            result = response.status_code, ""
+    except requests.Timeout:
+        result = None, f"no answer within {timeout} s"
+    except (requests.RequestException, OSError) as error:
+        result = None, f"{type(error).__name__}: {error}"[:500]
+    return *result, int((time.monotonic() - started) * 1000)
+
+
+def post_all(claims: list[Claim]) -> None:
+    """POST every claimed delivery at once; fills in each claim's result and attempt."""
+    global _sender
+    sender = _current_sender()
+    started = time.monotonic()
+    futures = {sender.threads.submit(_post, sender.session, item): item for item in claims}
+    _, late = wait_for(futures, timeout=attempt_limit())
+    for future, item in futures.items():
+        if future in late:
+            # An endpoint trickling its answer keeps a thread: this sender is left to it.
+            item.status_code, item.error = None, "no complete answer within the attempt limit"
+            item.attempt.duration_ms = int((time.monotonic() - started) * 1000)
+        else:
+            item.status_code, item.error, item.attempt.duration_ms = future.result()
+    if late:
+        sender.threads.shutdown(wait=False)
+        _sender = None
+
+
+# --- record --------------------------------------------------------------------------
+
+
+def record(claims: list[Claim]) -> None:
+    """Store every attempt's result; finish each delivery or schedule its next attempt.
+
+    Deliveries with the same outcome change together (one UPDATE per outcome). Only the
+    claim that started an attempt may settle it: if its lease ran out and another attempt
+    began (`attempts` moved on), that one will.
+    """
+    now = timezone.now()
+    waits = retry_waits()
+    settled: dict[tuple, list[int]] = defaultdict(list)
+    for item in claims:
+        attempt, number = item.attempt, item.delivery.attempts
+        attempt.finished_at = now
+        attempt.status_code = item.status_code
+        attempt.error = item.error or ("" if attempt.succeeded else f"answered {item.status_code}")
+        if attempt.succeeded:
+            key = (Delivery.DELIVERED, number, f"answered {item.status_code}")
+        elif number > len(waits):
+            key = (Delivery.FAILED, number, f"gave up after {number} attempts: {attempt.error}")
+        else:
+            key = (Delivery.PENDING, number, f"attempt {number}: {attempt.error}")
+        settled[key].append(item.delivery.pk)
+    with transaction.atomic():
+        DeliveryAttempt.objects.bulk_update(
+            [item.attempt for item in claims],
+            ["finished_at", "duration_ms", "status_code", "error"],
+        )
+        for (status, number, outcome), ids in settled.items():
+            ours = Delivery.objects.filter(pk__in=ids, status=Delivery.PENDING, attempts=number)
+            outcome = outcome[:200]
+            if status != Delivery.PENDING:
+                ours.update(status=status, outcome=outcome, finished_at=now, lease_until=None)
+                continue
+            when = now + timedelta(seconds=waits[number - 1])
+            ours.update(next_attempt_at=when, queued_for=when, lease_until=None, outcome=outcome)
+            # Any of these settled by another attempt meanwhile just skips this copy.
+            _queue_after_commit(ids, when)
+
+
+def deliver(ids: list[int], worker: str) -> None:
+    """One attempt of each of these deliveries that is due and free (the task body)."""
+    claims = claim(ids, worker)
+    if claims:
+        post_all(claims)
+        record(claims)
