@@ -127,8 +127,8 @@ def _blocked(delivery: Delivery) -> str:
 
     Reads the `installed` and `app_suspended` annotations and the store loaded with it.
     """
-    if not delivery.installed:
-        return "" if delivery.event == "app/uninstalled" else "the app was uninstalled"
+    if not delivery.installed and delivery.event != "app/uninstalled":
+        return "the app was uninstalled"
     if delivery.event in SUSPENSION_EVENTS:
         return ""
     if delivery.store.suspended_at:
