@@ -4,6 +4,7 @@ them in parallel and records each result on its own delivery."""
 import json
 
 import pytest
+from celery.signals import before_task_publish
 from django.db import transaction
 from django.utils import timezone
 
@@ -85,3 +86,23 @@ def test_an_events_deliveries_go_out_together_and_settle_apart(celery_worker, re
     assert (fast_a.attempts, slow.attempts, fast_b.attempts) == (1, 2, 1)
     assert slow.attempt_log.get(number=1).error == "no answer within 1 s"
     assert {json.loads(receiver.at(path)[-1].body)["id"] for path in paths} == {11}
+
+
+def test_delivery_tasks_go_to_the_webhooks_queue_ten_deliveries_each():
+    sent = []
+
+    def published(sender=None, body=None, routing_key=None, **kwargs):
+        if sender == "storefront.deliver_webhooks":
+            sent.append((routing_key, body[0][0]))
+
+    before_task_publish.connect(published)
+    try:
+        # Ids of no delivery: the worker that may take these finds nothing to do.
+        webhook_delivery.queue(list(range(-23, 0)))
+    finally:
+        before_task_publish.disconnect(published)
+    assert [(queue, len(ids)) for queue, ids in sent] == [
+        ("webhooks", 10),
+        ("webhooks", 10),
+        ("webhooks", 3),
+    ]
