@@ -50,7 +50,7 @@ def test_a_batch_starts_only_the_due_and_free_deliveries(django_capture_on_commi
         )
 
     assert [item.delivery.pk for item in claims] == [due.pk, retried.pk]
-    assert [item.attempt.number for item in claims] == [1, 2]
+    assert [item.delivery.attempts for item in claims] == [1, 2]
     assert Delivery.objects.get(pk=due.pk).attempts == 1
     assert Delivery.objects.get(pk=due.pk).lease_until is not None
     # The earlier attempt of `retried` never reported back: it is closed as lost.
