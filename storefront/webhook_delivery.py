@@ -29,6 +29,8 @@ from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttem
 SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
 # Deliveries per task, and POSTs one worker process has in flight at once.
 BATCH_SIZE = 10
+# Answers are not read; up to this much is drained so that the connection can be reused.
+MAX_ANSWER_BYTES = 64 * 1024
 STALE_ATTEMPT = "no result: the worker stopped during this attempt"
 
 
@@ -283,11 +285,25 @@ def _post(session: requests.Session, claim_: Claim) -> tuple[int | None, str, in
             stream=True,
         ) as response:
             result = response.status_code, ""
+            _drain(response)
     except requests.Timeout:
         result = None, f"no answer within {timeout} s"
     except (requests.RequestException, OSError) as error:
         result = None, f"{type(error).__name__}: {error}"[:500]
     return *result, int((time.monotonic() - started) * 1000)
+
+
+def _drain(response: requests.Response) -> None:
+    """Read the answer, up to a limit: a connection whose answer was read to the end goes
+    back to the pool for the next POST (one closed unread is dropped)."""
+    read = 0
+    try:
+        for chunk in response.iter_content(16384):
+            read += len(chunk)
+            if read > MAX_ANSWER_BYTES:
+                return
+    except requests.RequestException:
+        pass  # the status has come; the rest of the answer does not matter
 
 
 def post_all(claims: list[Claim]) -> None:

@@ -106,3 +106,15 @@ def test_delivery_tasks_go_to_the_webhooks_queue_ten_deliveries_each():
         ("webhooks", 10),
         ("webhooks", 3),
     ]
+
+
+def test_posts_reuse_a_keep_alive_connection(receiver):
+    due = webhook_delivery.Due(
+        *(1, Delivery.PENDING, 1, timezone.now(), None, "product/updated"),
+        *(receiver.url("/kept"), '{"id": 1}', "secret", False, True, False),
+    )
+    session = webhook_delivery._current_sender().session
+    for _ in range(3):
+        claim = webhook_delivery.Claim(delivery=due, attempt_id=0)
+        assert webhook_delivery._post(session, claim)[:2] == (200, "")
+    assert len({item.client_port for item in receiver.at("/kept")}) == 1
