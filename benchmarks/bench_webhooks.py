@@ -2,7 +2,8 @@
 
 1,000 product updates through the API with 5 apps subscribed to product/updated (5,000
 deliveries) to a local receiver: deliveries per second, and the delay from the API's
-answer (the change has committed by then) to the receiver getting the POST, and the
+answer (the change has committed by then) to the receiver getting the POST (negative when
+the POST lands before the answer reaches the client), and the
 worker's CPU time per delivery (what machine load distorts least).
 Then the product page of a product with 50 variants.
 """
