@@ -2,7 +2,7 @@ import secrets
 
 from django.contrib import admin, messages
 
-from storefront import models, suspension
+from storefront import installations, models, suspension
 
 
 @admin.register(models.Store)
@@ -60,7 +60,7 @@ class InstallationAdmin(admin.ModelAdmin):
     search_fields = ("store__id", "app__name")
     list_filter = (("suspended_at", admin.EmptyFieldListFilter), "app")
     raw_id_fields = ("store", "app")
-    actions = ("suspend_access", "resume_access")
+    actions = ("suspend_access", "resume_access", "uninstall_apps")
 
     @admin.action(description="Suspend the app's access (recurring charge unpaid)")
     def suspend_access(self, request, queryset):
@@ -75,6 +75,13 @@ class InstallationAdmin(admin.ModelAdmin):
         for installation in queryset:
             suspension.resume(installation.store_id, installation.app_id)
         self.message_user(request, f"Resumed {queryset.count()} installation(s).")
+
+    @admin.action(description="Uninstall the app (as the store owner would; app/uninstalled)")
+    def uninstall_apps(self, request, queryset):
+        pairs = list(queryset.values_list("store_id", "app_id"))
+        for store_id, app_id in pairs:
+            installations.uninstall(store_id, app_id)
+        self.message_user(request, f"Uninstalled {len(pairs)} app(s).")
 
 
 @admin.register(models.AuthorizationCode)

@@ -88,7 +88,11 @@ class Shop:
 
     def context(self, **extra) -> dict:
         store = self.store
-        categories = Category.objects.filter(store=store, parent__isnull=True).order_by("id")
+        categories = (
+            Category.objects.filter(store=store, parent__isnull=True)
+            .order_by("id")
+            .values_list("id", "name")
+        )
         ls = {
             "store": {"id": store.pk, "url": f"{settings.EXTERNAL_URL}/stores/{store.pk}/"},
             "lang": self.lang,
@@ -105,9 +109,7 @@ class Shop:
             "store_name": self.text(store.name),
             "lang": self.lang,
             "languages": [(code, f"?lang={code}", code == self.lang) for code in store.languages],
-            "nav": [
-                (self.text(item.name), self.url(f"categories/{item.pk}/")) for item in categories
-            ],
+            "nav": [(self.text(name), self.url(f"categories/{pk}/")) for pk, name in categories],
             "home_url": self.url(),
             "onload_scripts": scripts.get("onload", []),
             "ls": ls,
@@ -134,7 +136,7 @@ def _cards(shop: Shop, products) -> list[dict]:
                 "name": shop.text(product.name),
                 "url": shop.url(f"products/{product.pk}/"),
                 "image": images[0].src if images else "",
-                "alt": _alt(shop, images[0], product) if images else "",
+                "alt": _alt(shop, images[0].alt, shop.text(product.name)) if images else "",
                 "price": shop.money(min(prices)) if prices else "",
                 "from": len({*prices}) > 1,
             }
@@ -155,13 +157,13 @@ def _listing(shop: Shop, request, products):
     return page, _cards(shop, page.object_list)
 
 
-def _alt(shop: Shop, image: ProductImage, product: Product) -> str:
-    alt = image.alt
+def _alt(shop: Shop, alt, product_name: str) -> str:
+    """An image's alt text in the page's language; the product's name when it has none."""
     if isinstance(alt, dict):
         alt = shop.text(alt)
     elif isinstance(alt, list):
         alt = next((shop.text(item) for item in alt if item), "")
-    return alt or shop.text(product.name)
+    return alt or product_name
 
 
 def home(request, store_id: int):
@@ -211,43 +213,38 @@ def category(request, store_id: int, key: str):
     return render(request, "storefront/category.html", context)
 
 
-def _variant(shop: Shop, product: Product, variant: Variant, images: dict, element: str) -> dict:
-    price = variant.promotional_price or variant.price
-    image = images.get(variant.image_id)
+# The columns a product page shows; rows come as dicts (no model instances: 50 variants
+# built as models cost more than the rest of the page).
+VARIANT_COLUMNS = ("id", "sku", "values", "price", "promotional_price", "stock", "image_id")
+IMAGE_COLUMNS = ("id", "src", "alt")
+
+
+def _variant(shop: Shop, product_id: int, row: dict, images: dict, element: str) -> dict:
+    price, promotional = row["price"], row["promotional_price"]
+    shown = promotional or price
+    image = images.get(row["image_id"])
     return {
-        "id": variant.pk,
-        "product_id": product.pk,
-        "sku": variant.sku,
-        "values": [shop.text(value) for value in variant.values],
-        "price": str(variant.price) if variant.price is not None else None,
-        "price_number": float(price) if price is not None else None,
-        "price_short": shop.money(price),
-        "compare_at_price_short": shop.money(variant.price if variant.promotional_price else None),
-        "promotional_price": (
-            str(variant.promotional_price) if variant.promotional_price is not None else None
-        ),
-        "stock": variant.stock,
-        "available": variant.stock is None or variant.stock > 0,
-        "image_id": variant.image_id,
-        "image_url": image.src if image else None,
+        "id": row["id"],
+        "product_id": product_id,
+        "sku": row["sku"],
+        "values": [shop.text(value) for value in row["values"]],
+        "price": str(price) if price is not None else None,
+        "price_number": float(shown) if shown is not None else None,
+        "price_short": shop.money(shown),
+        "compare_at_price_short": shop.money(price if promotional else None),
+        "promotional_price": str(promotional) if promotional is not None else None,
+        "stock": row["stock"],
+        "available": row["stock"] is None or row["stock"] > 0,
+        "image_id": row["image_id"],
+        "image_url": image["src"] if image else None,
         "element": element,
     }
 
 
-def product(request, store_id: int, key: str):
-    shop, item = _find(Product, request, store_id, key)
-    if not item.published:
-        raise Http404("No such product in this store")
-    images = list(item.images.order_by("position", "id"))
-    by_id = {image.pk: image for image in images}
-    container = f"product-{item.pk}"
-    variants = [
-        _variant(shop, item, variant, by_id, f"#{container}")
-        for variant in item.variants.order_by("position", "id")
-    ]
-    chosen = next((v for v in variants if v["available"]), variants[0] if variants else None)
+def _options(shop: Shop, attributes: list, variants: list[dict], chosen: dict | None):
+    """One select per attribute: its distinct values in variant order, the chosen one set."""
     options = []
-    for index, attribute in enumerate(item.attributes):
+    for index, attribute in enumerate(attributes):
         values = dict.fromkeys(v["values"][index] for v in variants if len(v["values"]) > index)
         picked = chosen["values"][index] if chosen and len(chosen["values"]) > index else None
         options.append(
@@ -257,6 +254,21 @@ def product(request, store_id: int, key: str):
                 "values": [(value, value == picked) for value in values],
             }
         )
+    return options
+
+
+def product(request, store_id: int, key: str):
+    shop, item = _find(Product, request, store_id, key)
+    if not item.published:
+        raise Http404("No such product in this store")
+    images = list(item.images.order_by("position", "id").values(*IMAGE_COLUMNS))
+    by_id = {image["id"]: image for image in images}
+    container = f"product-{item.pk}"
+    variants = [
+        _variant(shop, item.pk, row, by_id, f"#{container}")
+        for row in item.variants.order_by("position", "id").values(*VARIANT_COLUMNS)
+    ]
+    chosen = next((v for v in variants if v["available"]), variants[0] if variants else None)
     name = shop.text(item.name)
     context = shop.context(
         ls={
@@ -271,10 +283,9 @@ def product(request, store_id: int, key: str):
         title=name,
         product_name=name,
         description=strip_tags(shop.text(item.description)),
-        images=[(image.src, _alt(shop, image, item)) for image in images],
+        images=[(image["src"], _alt(shop, image["alt"], name)) for image in images],
         container=container,
-        options=options,
-        variants=variants,
+        options=_options(shop, item.attributes, variants, chosen),
         chosen=chosen,
     )
     return render(request, "storefront/product.html", context)

@@ -24,6 +24,8 @@ EVENTS = (
     "domain/updated",
     "theme/updated",
 )
+# Sent to the suspended app too: they are how it learns about its own suspension.
+SUSPENSION_EVENTS = ("app/suspended", "app/resumed")
 
 
 class Webhook(models.Model):

@@ -15,6 +15,7 @@ class Received:
     path: str
     headers: dict
     body: bytes
+    client_port: int
     at: float = field(default_factory=time.time)
 
 
@@ -34,7 +35,9 @@ class Receiver:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
                 with receiver.lock:
-                    receiver.requests.append(Received(self.path, dict(self.headers), body))
+                    receiver.requests.append(
+                        Received(self.path, dict(self.headers), body, self.client_address[1])
+                    )
                     plan = receiver.plans.get(self.path) or []
                     action = plan.pop(0) if plan else 200
                 if action == "hang":

@@ -5,7 +5,7 @@ import itertools
 import pytest
 from django.utils import timezone
 
-from storefront import webhooks
+from storefront import webhook_delivery
 from storefront.models import Delivery, DeliveryAttempt
 from tests.storefront.factories import InstallationFactory, UserFactory
 from tests.storefront_webhooks.factories import WebhookFactory
@@ -13,7 +13,7 @@ from tests.storefront_webhooks.factories import WebhookFactory
 
 def test_tiendanube_schedule_is_18_attempts_within_48_hours(settings):
     settings.STOREFRONT_WEBHOOK_RETRY_SCHEDULE = []
-    waits = webhooks.retry_waits()
+    waits = webhook_delivery.retry_waits()
     assert len(waits) == 17  # 18 attempts
     assert waits[:5] == [0, 300, 600, 900, 1260]
     assert waits[5] == pytest.approx(1260 * 1.4)
@@ -23,12 +23,12 @@ def test_tiendanube_schedule_is_18_attempts_within_48_hours(settings):
 
 def test_schedule_from_settings_replaces_it(settings):
     settings.STOREFRONT_WEBHOOK_RETRY_SCHEDULE = [1.0, 2.0, 3.0]
-    assert webhooks.retry_waits() == [1.0, 2.0, 3.0]
+    assert webhook_delivery.retry_waits() == [1.0, 2.0, 3.0]
 
 
 def test_signature_is_lowercase_hex_hmac_sha256():
     # RFC 4231 test case 2.
-    assert webhooks.sign(b"what do ya want for nothing?", "Jefe") == (
+    assert webhook_delivery.sign(b"what do ya want for nothing?", "Jefe") == (
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     )
 

@@ -9,7 +9,8 @@ from django.db import transaction
 from storefront import events
 from storefront.models import Delivery, Installation, Store
 from tests.conftest import wait_until
-from tests.storefront.factories import InstallationFactory, StoreFactory, UserFactory
+from tests.storefront.conftest import StoreApi
+from tests.storefront.factories import InstallationFactory, StoreFactory, UserFactory, issue_token
 from tests.storefront_webhooks.factories import WebhookFactory
 
 SUSPENSION_EVENTS = ("app/suspended", "app/resumed", "product/updated")
@@ -155,3 +156,37 @@ def test_admin_actions_suspend_and_resume(client):
     )
     store.refresh_from_db()
     assert store.suspended_at is None
+
+
+@pytest.mark.django_db
+def test_api_answers_402_while_suspended_and_works_again_once_resumed(client):
+    """The state machine through the commands: one app, then the whole store."""
+    unpaid = InstallationFactory(scopes="read_products,write_products")
+    paying = InstallationFactory(store=unpaid.store, scopes="read_products,write_products")
+    store_id = unpaid.store_id
+    apis = {
+        "unpaid": StoreApi(client, store_id, issue_token(unpaid)),
+        "paying": StoreApi(client, store_id, issue_token(paying)),
+    }
+
+    def statuses(name):
+        api = apis[name]
+        return [
+            api.get("products").status_code,
+            api.head("products").status_code,
+            api.post("products", {"name": "Taza"}).status_code,
+            api.get("webhooks").status_code,
+        ]
+
+    assert statuses("unpaid") == [200, 200, 201, 200]
+    command("suspendstore", store_id, "--app", unpaid.app_id)
+    assert statuses("unpaid") == [402] * 4
+    assert statuses("paying") == [200, 200, 201, 200]
+    command("resumestore", store_id, "--app", unpaid.app_id)
+    assert statuses("unpaid") == [200, 200, 201, 200]
+
+    command("suspendstore", store_id)
+    assert statuses("unpaid") == [402] * 4 and statuses("paying") == [402] * 4
+    command("resumestore", store_id)
+    assert statuses("unpaid") == [200, 200, 201, 200]
+    assert statuses("paying") == [200, 200, 201, 200]

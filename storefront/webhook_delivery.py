@@ -1,0 +1,401 @@
+"""Delivery of webhook notifications: at least once, in batches, every attempt recorded.
+
+A task gets the ids of a few deliveries (those of one event, or retries due together).
+It claims the due ones in one transaction (row locks, a short lease on each, one attempt
+row each), POSTs them in parallel outside any transaction on a keep-alive session, then
+records every result in one transaction and schedules the retries. A task lost with its
+worker is redelivered by the broker (acks_late + reject_on_worker_lost); when a whole
+worker died, the periodic `requeue_lost` queues its deliveries again. Running a batch
+twice is harmless: the claim skips what is done, leased or not yet due.
+"""
+
+import hashlib
+import hmac
+import os
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import requests
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
+
+SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
+# Deliveries per task, and POSTs one worker process has in flight at once.
+BATCH_SIZE = 10
+# Answers are not read; up to this much is drained so that the connection can be reused.
+MAX_ANSWER_BYTES = 64 * 1024
+STALE_ATTEMPT = "no result: the worker stopped during this attempt"
+
+
+# --- retry schedule ------------------------------------------------------------------
+
+
+def tiendanube_waits() -> list[float]:
+    """Seconds to wait before each retry: 18 attempts in all, within 48 hours.
+
+    Tiendanube: one retry right after the failure, then about 5, 10 and 15 minutes, then
+    the previous wait x1.4. Grown unchecked, the 17th and 18th attempts would land after
+    48 hours (at about 49 and 69 hours); those two waits share the time left instead.
+    """
+    waits = [0.0, 300.0, 600.0, 900.0]
+    while len(waits) < 17:
+        waits.append(waits[-1] * 1.4)
+    limit = 48 * 3600.0
+    for index in range(len(waits)):
+        if sum(waits[: index + 1]) > limit:
+            left = limit - sum(waits[:index])
+            share = left / (len(waits) - index)
+            waits[index:] = [share] * (len(waits) - index)
+            break
+    return waits
+
+
+def retry_waits() -> list[float]:
+    return list(settings.STOREFRONT_WEBHOOK_RETRY_SCHEDULE) or tiendanube_waits()
+
+
+def attempt_limit() -> float:
+    """The most one POST may take, answer included (a trickling endpoint is cut there)."""
+    return 2 * settings.STOREFRONT_WEBHOOK_TIMEOUT + 1
+
+
+def lease_seconds() -> float:
+    """How long a started attempt keeps others off its delivery: its limit plus slack."""
+    return attempt_limit() + 2
+
+
+# --- queueing ------------------------------------------------------------------------
+
+
+def queue(ids: list[int], when=None) -> None:
+    """Queue tasks for these deliveries, BATCH_SIZE per task, now or at `when`."""
+    from storefront.tasks import deliver_webhooks
+
+    for start in range(0, len(ids), BATCH_SIZE):
+        deliver_webhooks.apply_async(
+            args=[ids[start : start + BATCH_SIZE]], queue="webhooks", eta=when
+        )
+
+
+def _queue_after_commit(ids: list[int], when=None) -> None:
+    if ids:
+        transaction.on_commit(lambda: queue(ids, when))
+
+
+def requeue_lost() -> int:
+    """Queue again the due deliveries whose task should have run long ago and did not.
+
+    That happens when a whole worker died holding the message; the broker would give it
+    back only after its visibility timeout. Extra copies are harmless: the claim serializes.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.STOREFRONT_WEBHOOK_REQUEUE_AFTER)
+    with transaction.atomic():
+        ids = list(
+            Delivery.objects.select_for_update(skip_locked=True)
+            .filter(status=Delivery.PENDING, next_attempt_at__lte=now, queued_for__lte=stale)
+            .exclude(lease_until__gt=now)
+            .order_by("id")
+            .values_list("id", flat=True)[:1000]
+        )
+        Delivery.objects.filter(pk__in=ids).update(queued_for=now)
+        _queue_after_commit(ids)
+    return len(ids)
+
+
+# --- claim ---------------------------------------------------------------------------
+
+
+# What a claim reads of each delivery, row-locked in id order (two overlapping batches
+# cannot deadlock), with what decides whether it may go: SQL for the same reason as the
+# settling statements below (the ORM's query building was most of a claim's CPU).
+LOCK_DELIVERIES = """
+    SELECT delivery.id, delivery.status, delivery.attempts, delivery.next_attempt_at,
+        delivery.lease_until, delivery.event, delivery.url, delivery.body, app.client_secret,
+        store.suspended_at IS NOT NULL, installation.id IS NOT NULL,
+        installation.suspended_at IS NOT NULL
+    FROM storefront_delivery AS delivery
+    JOIN storefront_app AS app ON app.id = delivery.app_id
+    JOIN storefront_store AS store ON store.id = delivery.store_id
+    LEFT JOIN storefront_installation AS installation
+        ON installation.store_id = delivery.store_id AND installation.app_id = delivery.app_id
+    WHERE delivery.id = ANY(%s)
+    ORDER BY delivery.id
+    FOR UPDATE OF delivery
+"""
+START_ATTEMPTS = """
+    INSERT INTO storefront_deliveryattempt (delivery_id, number, started_at, worker, error)
+    SELECT id, attempts, %s, %s, '' FROM storefront_delivery WHERE id = ANY(%s)
+    RETURNING delivery_id, id, number
+"""
+
+
+@dataclass
+class Due:
+    """A delivery as the claim reads it."""
+
+    pk: int
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    lease_until: datetime | None
+    event: str
+    url: str
+    body: str
+    secret: str
+    store_suspended: bool
+    installed: bool
+    app_suspended: bool
+
+
+@dataclass
+class Claim:
+    """One started attempt: the delivery, its attempt row, and then the result."""
+
+    delivery: Due
+    attempt_id: int
+    status_code: int | None = None
+    error: str = ""
+    duration_ms: int | None = None
+
+
+def _blocked(delivery: Due) -> str:
+    """Why this delivery must not be sent now ('' when it may)."""
+    if not delivery.installed and delivery.event != "app/uninstalled":
+        return "the app was uninstalled"
+    if delivery.event in SUSPENSION_EVENTS:
+        return ""
+    if delivery.store_suspended:
+        return "the store is suspended"
+    if delivery.app_suspended:
+        return "the app is suspended in this store"
+    return ""
+
+
+def claim(ids: list[int], worker: str) -> list[Claim]:
+    """Start the next attempt of each due and free delivery among `ids`.
+
+    A delivery leased by a running attempt is looked at again when the lease ends (the
+    attempt may belong to a worker that died); one blocked by a suspension or an uninstall
+    is dropped, as Tiendanube drops it.
+    """
+    now = timezone.now()
+    starting: dict[int, Due] = {}
+    dropped: dict[str, list[int]] = defaultdict(list)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(LOCK_DELIVERIES, [list(ids)])
+        for delivery in (Due(*row) for row in cursor.fetchall()):
+            if delivery.status != Delivery.PENDING:
+                continue
+            if delivery.next_attempt_at > now + timedelta(seconds=1):
+                continue  # an early copy; the task queued for the due time will come
+            if delivery.lease_until and delivery.lease_until > now:
+                when = delivery.lease_until + timedelta(milliseconds=200)
+                Delivery.objects.filter(pk=delivery.pk).update(queued_for=when)
+                _queue_after_commit([delivery.pk], when)
+            elif reason := _blocked(delivery):
+                dropped[reason].append(delivery.pk)
+            else:
+                starting[delivery.pk] = delivery
+        for reason, dropped_ids in dropped.items():
+            Delivery.objects.filter(pk__in=dropped_ids).update(
+                status=Delivery.DROPPED,
+                outcome=f"not sent: {reason}",
+                finished_at=now,
+                lease_until=None,
+            )
+        if not starting:
+            return []
+        retried = [delivery.pk for delivery in starting.values() if delivery.attempts]
+        if retried:
+            DeliveryAttempt.objects.filter(
+                delivery_id__in=retried, finished_at__isnull=True
+            ).update(finished_at=now, error=STALE_ATTEMPT)
+        lease_until = now + timedelta(seconds=lease_seconds())
+        cursor.execute(
+            "UPDATE storefront_delivery SET attempts = attempts + 1, lease_until = %s"
+            " WHERE id = ANY(%s)",
+            [lease_until, list(starting)],
+        )
+        cursor.execute(START_ATTEMPTS, [now, worker, list(starting)])
+        claims = []
+        for delivery_id, attempt_id, number in sorted(cursor.fetchall()):
+            starting[delivery_id].attempts = number
+            claims.append(Claim(delivery=starting[delivery_id], attempt_id=attempt_id))
+    return claims
+
+
+# --- POST ----------------------------------------------------------------------------
+
+
+def sign(body: bytes, secret: str) -> str:
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+class _Sender:
+    """Per process: a keep-alive session and the threads that POST a batch in parallel.
+
+    Worker children fork, so a sender made before the fork is never reused after it.
+    """
+
+    def __init__(self):
+        self.pid = os.getpid()
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment for app endpoints
+        adapter = requests.adapters.HTTPAdapter(pool_connections=32, pool_maxsize=BATCH_SIZE)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.threads = ThreadPoolExecutor(BATCH_SIZE, thread_name_prefix="webhook-post")
+
+
+_sender: _Sender | None = None
+
+
+def _current_sender() -> _Sender:
+    global _sender
+    if _sender is None or _sender.pid != os.getpid():
+        _sender = _Sender()
+    return _sender
+
+
+def _post(session: requests.Session, claim_: Claim) -> tuple[int | None, str, int]:
+    """POST the exact body, signed: (status code, error text, duration in ms)."""
+    body = claim_.delivery.body.encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "Storefront-Webhooks/1.0",
+        SIGNATURE_HEADER: sign(body, claim_.delivery.secret),
+    }
+    timeout = settings.STOREFRONT_WEBHOOK_TIMEOUT
+    started = time.monotonic()
+    try:
+        with session.post(
+            claim_.delivery.url,
+            data=body,
+            headers=headers,
+            timeout=(timeout, timeout),
+            allow_redirects=False,
+            stream=True,
+        ) as response:
+            result = response.status_code, ""
+            _drain(response)
+    except requests.Timeout:
+        result = None, f"no answer within {timeout} s"
+    except (requests.RequestException, OSError) as error:
+        result = None, f"{type(error).__name__}: {error}"[:500]
+    return *result, int((time.monotonic() - started) * 1000)
+
+
+def _drain(response: requests.Response) -> None:
+    """Read the answer, up to a limit: a connection whose answer was read to the end goes
+    back to the pool for the next POST (one closed unread is dropped)."""
+    read = 0
+    try:
+        for chunk in response.iter_content(16384):
+            read += len(chunk)
+            if read > MAX_ANSWER_BYTES:
+                return
+    except requests.RequestException:
+        pass  # the status has come; the rest of the answer does not matter
+
+
+def post_all(claims: list[Claim]) -> None:
+    """POST every claimed delivery at once; fills in each claim's result and attempt."""
+    global _sender
+    sender = _current_sender()
+    started = time.monotonic()
+    futures = {sender.threads.submit(_post, sender.session, item): item for item in claims}
+    _, late = wait_for(futures, timeout=attempt_limit())
+    for future, item in futures.items():
+        if future in late:
+            # An endpoint trickling its answer keeps a thread: this sender is left to it.
+            item.status_code, item.error = None, "no complete answer within the attempt limit"
+            item.duration_ms = int((time.monotonic() - started) * 1000)
+        else:
+            item.status_code, item.error, item.duration_ms = future.result()
+    if late:
+        sender.threads.shutdown(wait=False)
+        _sender = None
+
+
+# --- record --------------------------------------------------------------------------
+
+
+# The two statements that settle a batch. Set-based SQL, because building the same
+# through the ORM (bulk_update's CASE per row and field, one UPDATE per outcome) cost the
+# worker more CPU than the rest of a delivery together.
+SETTLE_ATTEMPTS = """
+    UPDATE storefront_deliveryattempt AS attempt
+    SET finished_at = %s, duration_ms = result.duration_ms, status_code = result.status_code,
+        error = result.error
+    FROM (VALUES {rows}) AS result (id, duration_ms, status_code, error)
+    WHERE attempt.id = result.id
+"""
+SETTLE_DELIVERIES = """
+    UPDATE storefront_delivery AS delivery
+    SET status = result.status, outcome = result.outcome, lease_until = NULL,
+        finished_at = CASE WHEN result.status = 'pending' THEN NULL ELSE %s END,
+        next_attempt_at = COALESCE(result.next_at, delivery.next_attempt_at),
+        queued_for = COALESCE(result.next_at, delivery.queued_for)
+    FROM (VALUES {rows}) AS result (id, attempts, status, outcome, next_at)
+    WHERE delivery.id = result.id AND delivery.status = 'pending'
+        AND delivery.attempts = result.attempts
+    RETURNING delivery.id, result.next_at
+"""
+
+
+def _values(rows: list[tuple], types: tuple[str, ...]) -> tuple[str, list]:
+    """A VALUES list of placeholders (typed, so NULLs have a type) and its parameters."""
+    row = "(" + ", ".join(f"%s::{name}" for name in types) + ")"
+    return ", ".join([row] * len(rows)), [value for values in rows for value in values]
+
+
+def record(claims: list[Claim]) -> None:
+    """Store every attempt's result; finish each delivery or schedule its next attempt.
+
+    Only the claim that started an attempt may settle it: if its lease ran out and another
+    attempt began (`attempts` moved on), that one will.
+    """
+    now = timezone.now()
+    waits = retry_waits()
+    attempts, deliveries = [], []
+    for item in claims:
+        number, status = item.delivery.attempts, item.status_code
+        succeeded = status is not None and 200 <= status < 300
+        error = item.error or ("" if succeeded else f"answered {status}")
+        attempts.append((item.attempt_id, item.duration_ms, status, error))
+        if succeeded:
+            settled = (Delivery.DELIVERED, f"answered {status}", None)
+        elif number > len(waits):
+            settled = (Delivery.FAILED, f"gave up after {number} attempts: {error}", None)
+        else:
+            when = now + timedelta(seconds=waits[number - 1])
+            settled = (Delivery.PENDING, f"attempt {number}: {error}", when)
+        deliveries.append((item.delivery.pk, number, settled[0], settled[1][:200], settled[2]))
+    with transaction.atomic(), connection.cursor() as cursor:
+        rows, params = _values(attempts, ("bigint", "integer", "integer", "text"))
+        cursor.execute(SETTLE_ATTEMPTS.format(rows=rows), [now, *params])
+        types = ("bigint", "integer", "text", "text", "timestamptz")
+        rows, params = _values(deliveries, types)
+        cursor.execute(SETTLE_DELIVERIES.format(rows=rows), [now, *params])
+        retries: dict = defaultdict(list)
+        for delivery_id, when in cursor.fetchall():
+            if when is not None:
+                retries[when].append(delivery_id)
+        for when, ids in retries.items():
+            _queue_after_commit(ids, when)
+
+
+def deliver(ids: list[int], worker: str) -> None:
+    """One attempt of each of these deliveries that is due and free (the task body)."""
+    claims = claim(ids, worker)
+    if claims:
+        post_all(claims)
+        record(claims)

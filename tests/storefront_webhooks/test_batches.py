@@ -1,0 +1,120 @@
+"""Deliveries go out in batches: one task claims an event's deliveries together, POSTs
+them in parallel and records each result on its own delivery."""
+
+import json
+
+import pytest
+from celery.signals import before_task_publish
+from django.db import transaction
+from django.utils import timezone
+
+from storefront import events, webhook_delivery
+from storefront.models import Delivery, DeliveryAttempt
+from tests.conftest import wait_until
+from tests.storefront.factories import InstallationFactory
+from tests.storefront_webhooks.factories import WebhookFactory
+
+
+def pending(webhook, **fields):
+    now = timezone.now()
+    values = {
+        "webhook": webhook,
+        "store_id": webhook.installation.store_id,
+        "app_id": webhook.installation.app_id,
+        "event": webhook.event,
+        "object_id": 1,
+        "url": webhook.url,
+        "body": "{}",
+        "next_attempt_at": now,
+        "queued_for": now,
+        **fields,
+    }
+    return Delivery.objects.create(**values)
+
+
+@pytest.mark.django_db
+def test_a_batch_starts_only_the_due_and_free_deliveries(django_capture_on_commit_callbacks):
+    webhook = WebhookFactory(installation=InstallationFactory())
+    later = timezone.now() + timezone.timedelta(hours=1)
+    lease_end = timezone.now() + timezone.timedelta(seconds=30)
+    done = pending(webhook, status=Delivery.DELIVERED)
+    not_due = pending(webhook, next_attempt_at=later)
+    leased = pending(webhook, attempts=1, lease_until=lease_end)
+    due = pending(webhook)
+    retried = pending(webhook, attempts=1)
+    DeliveryAttempt.objects.create(delivery=retried, number=1, started_at=timezone.now())
+
+    with django_capture_on_commit_callbacks() as queued:
+        claims = webhook_delivery.claim(
+            [done.pk, not_due.pk, leased.pk, due.pk, retried.pk], "test"
+        )
+
+    assert [item.delivery.pk for item in claims] == [due.pk, retried.pk]
+    assert [item.delivery.attempts for item in claims] == [1, 2]
+    assert Delivery.objects.get(pk=due.pk).attempts == 1
+    assert Delivery.objects.get(pk=due.pk).lease_until is not None
+    # The earlier attempt of `retried` never reported back: it is closed as lost.
+    assert retried.attempt_log.get(number=1).error == webhook_delivery.STALE_ATTEMPT
+    # The leased one is looked at again when its lease ends.
+    assert len(queued) == 1
+    assert Delivery.objects.get(pk=leased.pk).queued_for > lease_end
+    assert Delivery.objects.get(pk=not_due.pk).attempts == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+def test_an_events_deliveries_go_out_together_and_settle_apart(celery_worker, receiver):
+    """Three apps hear of one change at once; the slow one alone is retried."""
+    store = InstallationFactory().store
+    paths = ("/fast-a", "/slow", "/fast-b")
+    for path in paths:
+        installation = InstallationFactory(store=store)
+        WebhookFactory(installation=installation, url=receiver.url(path))
+    receiver.plan("/slow", "hang", 200)
+    with transaction.atomic():
+        events.emit(store.pk, "product/updated", 11)
+
+    def all_delivered():
+        rows = Delivery.objects.order_by("id")
+        return rows if all(row.status == Delivery.DELIVERED for row in rows) else None
+
+    fast_a, slow, fast_b = wait_until(all_delivered, 30, message="three deliveries")
+    first_attempts = DeliveryAttempt.objects.filter(number=1).order_by("delivery_id")
+    assert len({(item.worker, item.started_at) for item in first_attempts}) == 1
+    arrivals = [receiver.at(path)[0].at for path in paths]
+    assert max(arrivals) - min(arrivals) < 0.9, "posted in parallel, not one after another"
+    assert (fast_a.attempts, slow.attempts, fast_b.attempts) == (1, 2, 1)
+    assert slow.attempt_log.get(number=1).error == "no answer within 1 s"
+    assert {json.loads(receiver.at(path)[-1].body)["id"] for path in paths} == {11}
+
+
+def test_delivery_tasks_go_to_the_webhooks_queue_ten_deliveries_each():
+    sent = []
+
+    def published(sender=None, body=None, routing_key=None, **kwargs):
+        if sender == "storefront.deliver_webhooks":
+            sent.append((routing_key, body[0][0]))
+
+    before_task_publish.connect(published)
+    try:
+        # Ids of no delivery: the worker that may take these finds nothing to do.
+        webhook_delivery.queue(list(range(-23, 0)))
+    finally:
+        before_task_publish.disconnect(published)
+    assert [(queue, len(ids)) for queue, ids in sent] == [
+        ("webhooks", 10),
+        ("webhooks", 10),
+        ("webhooks", 3),
+    ]
+
+
+def test_posts_reuse_a_keep_alive_connection(receiver):
+    due = webhook_delivery.Due(
+        *(1, Delivery.PENDING, 1, timezone.now(), None, "product/updated"),
+        *(receiver.url("/kept"), '{"id": 1}', "secret", False, True, False),
+    )
+    session = webhook_delivery._current_sender().session
+    for _ in range(3):
+        claim = webhook_delivery.Claim(delivery=due, attempt_id=0)
+        assert webhook_delivery._post(session, claim)[:2] == (200, "")
+    assert len({item.client_port for item in receiver.at("/kept")}) == 1
