@@ -381,6 +381,10 @@ class ProductWriteSerializer(serializers.Serializer):
     variants = VariantWriteSerializer(many=True, required=False)
     images = ProductImageWriteSerializer(many=True, required=False)
 
+    def validate_video_url(self, value):
+        # An empty address clears the video: the product shows null, never "".
+        return value or None
+
 
 class ScriptSerializer(serializers.ModelSerializer):
     created_at = TimestampField()

@@ -78,6 +78,11 @@ def test_plain_string_applies_to_every_language_and_implicit_variant(api):
     assert body["variants"][0]["stock_management"] is False
 
 
+def test_an_empty_video_url_is_shown_as_null(api):
+    created = api.post("products", {"name": "x", "video_url": ""})
+    assert created.status_code == 201 and created.json()["video_url"] is None
+
+
 def test_create_validation_is_a_field_map(api):
     assert api.post("products", {"name": ""}).json() == {"name": ["can't be blank"]}
     assert api.post("products", {"name": {"fr": "x"}}).status_code == 422
