@@ -29,6 +29,7 @@ QUERY_TYPES = {
     "with_sbom_overview": "boolean",
     "with_immutable_status": "boolean",
     "with_accessory": "boolean",
+    "relative": "boolean",
 }
 HEADER_TYPES = {"X-Is-Resource-Name": "boolean", "X-Resource-Name-In-Location": "boolean"}
 

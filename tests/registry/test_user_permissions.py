@@ -110,7 +110,7 @@ def test_a_missing_project_gives_a_user_nothing(bob_client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("value", ["yes", "2", "tru"])
+@pytest.mark.parametrize("value", ["yes", "2", "tru", ""])
 def test_malformed_relative_is_422(alice_client, value):
     response = alice_client.get(PATH, {"scope": "/project/1", "relative": value})
     assert response.status_code == 422

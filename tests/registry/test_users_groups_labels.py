@@ -152,3 +152,4 @@ def test_labels_global_and_project(admin_client, alice, alice_client, bob):
     assert admin_client.get(f"/api/v2.0/labels/{label.pk}").status_code == 404
     LabelFactory(name="other")
     assert alice_client.get("/api/v2.0/labels?scope=x").status_code == 400
+    assert alice_client.get("/api/v2.0/labels?scope=").status_code == 400

@@ -66,7 +66,9 @@ def seeded(db, settings):
 
 
 @schema.parametrize()
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+# The same examples on every run: a failure found once is found again, and CI's
+# verdict does not depend on the draw.
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_store_api_with_a_token_never_fails(case, seeded):
     ids, headers = seeded
     case.path_parameters = {

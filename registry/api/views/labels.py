@@ -56,7 +56,7 @@ class LabelListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         params = request.query_params
-        scope = params.get("scope") or Label.Scope.GLOBAL
+        scope = params.get("scope", Label.Scope.GLOBAL)
         queryset = Label.objects.all()
         if scope == Label.Scope.GLOBAL:
             queryset = queryset.filter(scope=scope)
