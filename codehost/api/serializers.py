@@ -13,7 +13,7 @@ from rest_framework import serializers
 from codehost.access import Access, Actor
 from codehost.errors import Unprocessable
 from codehost.mirrors import format_go_duration, mirror_of
-from codehost.models import AccessMode, OpType, Owner, Repository, Team, UnitType
+from codehost.models import PULL_DEFAULTS, AccessMode, OpType, Owner, Repository, Team, UnitType
 
 ZERO_TIME = "0001-01-01T00:00:00+00:00"
 UNIX_ZERO_TIME = "1970-01-01T00:00:00+00:00"
@@ -255,22 +255,6 @@ class ExternalWikiSerializer(serializers.Serializer):
     external_wiki_url = StrictCharField(required=False, allow_blank=True)
 
 
-PULL_KEYS = [
-    "ignore_whitespace_conflicts",
-    "allow_merge_commits",
-    "allow_rebase",
-    "allow_rebase_explicit",
-    "allow_squash_merge",
-    "allow_fast_forward_only_merge",
-    "allow_rebase_update",
-    "allow_manual_merge",
-    "autodetect_manual_merge",
-    "default_delete_branch_after_merge",
-    "default_merge_style",
-    "default_allow_maintainer_edit",
-]
-
-
 class ParentRepositorySerializer(serializers.Serializer):
     """Schema stand-in for the nested `parent` (same shape, one level deep)."""
 
@@ -453,7 +437,7 @@ def render_repository(repo: Repository, context: dict, with_parent: bool) -> dic
     data["has_releases"] = RELEASES in units
     data["has_packages"] = PACKAGES in units
     data["has_actions"] = ACTIONS in units
-    for key in PULL_KEYS:
+    for key in PULL_DEFAULTS:
         if pulls is None:
             data[key] = "merge" if key == "default_merge_style" else False
         else:

@@ -34,7 +34,7 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.errors import Forbidden, NotFound, Unprocessable
-from codehost.models import Collaboration, Owner, Repository
+from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
 from codehost.search import SearchOptions, search_repos
 
 TAGS = ["repository"]
@@ -227,22 +227,6 @@ class RepoView(RepoViewMixin, APIView):
         return Response(status=204)
 
 
-PULL_FLAGS = [
-    "ignore_whitespace_conflicts",
-    "allow_merge_commits",
-    "allow_rebase",
-    "allow_rebase_explicit",
-    "allow_squash_merge",
-    "allow_fast_forward_only_merge",
-    "allow_manual_merge",
-    "autodetect_manual_merge",
-    "allow_rebase_update",
-    "default_delete_branch_after_merge",
-    "default_merge_style",
-    "default_allow_maintainer_edit",
-]
-
-
 def repo_edit(data: dict) -> services.RepoEdit:
     def dict_or_none(key):
         value = data.get(key)
@@ -262,7 +246,7 @@ def repo_edit(data: dict) -> services.RepoEdit:
         has_wiki=data.get("has_wiki"),
         external_wiki=dict_or_none("external_wiki"),
         has_pull_requests=data.get("has_pull_requests"),
-        pull_flags={key: data[key] for key in PULL_FLAGS if data.get(key) is not None},
+        pull_flags={key: data[key] for key in PULL_DEFAULTS if data.get(key) is not None},
         has_projects=data.get("has_projects"),
         projects_mode=data.get("projects_mode"),
         has_releases=data.get("has_releases"),
