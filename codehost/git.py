@@ -17,8 +17,6 @@ from pathlib import Path
 
 from django.conf import settings
 
-from codehost import priority
-
 GIT = "git"
 # Identity and config isolation: a server's git must not read the service account's
 # ~/.gitconfig nor the system one.
@@ -161,7 +159,21 @@ def refs(path: Path) -> dict[str, str]:
 
 
 def is_empty(path: Path) -> bool:
-    return not refs(path)
+    """No branch and no tag. Read from the files ref store (packed-refs, then loose refs),
+    which saves a git process per migration; git answers for any other ref store."""
+    if not (path / "refs").is_dir() or (path / "reftable").exists():
+        return not refs(path)
+    try:
+        packed = (path / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        packed = ""
+    for line in packed.splitlines():
+        _, _, name = line.partition(" ")
+        if not line.startswith(("#", "^")) and name.startswith(("refs/heads/", "refs/tags/")):
+            return False
+    return not any(
+        files for kind in ("heads", "tags") for _, _, files in os.walk(path / "refs" / kind)
+    )
 
 
 def fork(source: Path, target: Path) -> None:
@@ -284,26 +296,31 @@ def remote_env(username: str = "", password: str = "") -> dict:
     return env
 
 
-def _background_child() -> None:
-    """In the child before exec: SIGKILL when the worker that started it dies (Linux), so
-    a killed worker leaves no git writing into a directory that is being cleaned up; and a
-    lower CPU priority, so web requests stay responsive while clones and fetches run."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    priority.lower_priority()
+# The remote git dies with the worker that started it (SIGKILL on the parent's death, a
+# Linux prctl), so a killed worker leaves no git writing into a directory being cleaned up.
+# util-linux's setpriv sets it before exec'ing git; a `preexec_fn` would do the same but
+# makes Python fork() the whole worker instead of vfork(), ~15 ms per git process.
+SETPRIV = shutil.which("setpriv")
+DIE_WITH_PARENT = [SETPRIV, "--pdeathsig", "KILL", "--"] if SETPRIV else []
+
+
+def _die_with_parent() -> None:
+    """Where setpriv is missing: the same prctl, in the child before exec."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: int) -> None:
-    """`git <args>` talking to a remote: own process group, killed whole on timeout."""
+    """`git <args>` talking to a remote: own process group, killed whole on timeout. It
+    runs at the calling thread's CPU priority (mirror syncs lower theirs, see priority)."""
     process = subprocess.Popen(
-        [GIT, *args],
+        [*DIE_WITH_PARENT, GIT, *args],
         cwd=cwd,
         env={**BASE_ENV, **env},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=_background_child,
+        preexec_fn=None if SETPRIV else _die_with_parent,
     )
     try:
         _, stderr = process.communicate(timeout=timeout)
@@ -353,9 +370,25 @@ def find_wiki_remote(
     return None
 
 
+REMOTE_ORIGIN_SECTION = '[remote "origin"]'
+
+
 def remove_origin(path: Path) -> None:
-    """A migrated (not mirrored) repository forgets where it came from, as Gitea's does."""
-    run(["remote", "remove", "origin"], cwd=path)
+    """A migrated (not mirrored) repository forgets where it came from, as Gitea's does.
+
+    `git clone --mirror` has just written the config and a mirror has no remote-tracking
+    refs nor branch settings, so dropping the section from the file is all `git remote
+    remove origin` would do here, without its process. Written beside, then renamed."""
+    config = path / "config"
+    kept, inside = [], False
+    for line in config.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.lstrip().startswith("["):
+            inside = line.strip() == REMOTE_ORIGIN_SECTION
+        if not inside:
+            kept.append(line)
+    draft = path / "config.draft"
+    draft.write_text("".join(kept), encoding="utf-8")
+    draft.replace(config)
 
 
 def fetch_mirror(

@@ -55,3 +55,44 @@ def test_failed_command_raises_with_stderr(git_root):
     git_root.mkdir()
     with pytest.raises(git.GitError, match="not a git repository"):
         git.refs(git_root)
+
+
+def git_cli(*args, cwd=None) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_is_empty_sees_branches_and_tags_loose_or_packed(git_root, packed):
+    path = git.repo_path("alice", "refs")
+    git.init_bare(path, "main")
+    commit = git.initial_commit(path, "main", [git.InitialFile("a", "a\n")], ("A", "a@x"))
+    git_cli("update-ref", "-d", "refs/heads/main", cwd=path)
+    # Other refs (notes, pull heads) do not make a repository non-empty, for git neither.
+    git_cli("update-ref", "refs/notes/commits", commit, cwd=path)
+    assert git.is_empty(path) and not git.refs(path)
+    git_cli("update-ref", "refs/tags/v1", commit, cwd=path)
+    if packed:
+        git_cli("pack-refs", "--all", cwd=path)
+        assert not (path / "refs" / "tags" / "v1").exists()
+    assert not git.is_empty(path)
+    git_cli("update-ref", "-d", "refs/tags/v1", cwd=path)
+    assert git.is_empty(path)
+
+
+def test_removing_origin_leaves_the_config_git_would(git_root, tmp_path):
+    source = git.repo_path("alice", "source")
+    git.init_bare(source, "main")
+    git.initial_commit(source, "main", [git.InitialFile("a", "a\n")], ("A", "a@x"))
+    ours, theirs = tmp_path / "ours.git", tmp_path / "theirs.git"
+    for target in (ours, theirs):
+        git.clone_mirror(str(source), target, timeout=30)
+    git.remove_origin(ours)
+    git_cli("remote", "remove", "origin", cwd=theirs)
+    assert git_cli("config", "--list", "--local", cwd=ours) == git_cli(
+        "config", "--list", "--local", cwd=theirs
+    )
+    assert "origin" not in (ours / "config").read_text()
+    assert git_cli("remote", cwd=ours) == ""
+    assert git.refs(ours) == git.refs(source)
