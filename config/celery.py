@@ -1,6 +1,7 @@
 import os
 
 from celery import Celery
+from celery.signals import task_prerun
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -11,3 +12,14 @@ app.conf.task_queues = [Queue("default"), Queue("git"), Queue("webhooks")]
 app.autodiscover_tasks()
 # Packages inside an app that keep their own tasks module.
 app.autodiscover_tasks(["registry.distribution"])
+
+
+@task_prerun.connect
+def drop_unusable_database_connections(task, **kwargs) -> None:
+    """What Django does at the start of each request: a connection that errored, outlived
+    CONN_MAX_AGE or fails its health check is replaced. Not for a task run eagerly inside
+    the caller's transaction."""
+    from django.db import close_old_connections
+
+    if not getattr(task.request, "is_eager", False):
+        close_old_connections()

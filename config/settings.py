@@ -123,6 +123,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# Celery's Django fixup closes the database connection around every task unless told to
+# reuse it (a new PostgreSQL connection costs a task ~8 ms); config/celery.py applies
+# Django's own per-request rules instead (CONN_MAX_AGE, health checks) before each task.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Periodic tasks; each service adds its entries in its own block below.
 CELERY_BEAT_SCHEDULE = {}
