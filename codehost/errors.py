@@ -48,3 +48,5 @@ class InternalError(CodehostError):
 
 
 REPO_EXISTS = "The repository with the same name already exists."
+# A directory on disk where a new repository would go (not ours to remove).
+FILES_EXIST = "Files already exist for this repository. Adopt them or delete them."

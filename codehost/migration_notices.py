@@ -27,25 +27,27 @@ def _client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url)
 
 
-def announce(task_id: int) -> None:
+def announce(task_id: int, status: str) -> None:
+    """Push the task's final status for the request waiting on it."""
     if not settings.REDIS_URL:
         return
     key = KEY.format(task_id)
     try:
         with _client(settings.REDIS_URL).pipeline() as pipe:
-            pipe.lpush(key, 1).expire(key, NOTICE_TTL_SECONDS).execute()
+            pipe.lpush(key, status).expire(key, NOTICE_TTL_SECONDS).execute()
     except redis.RedisError as error:
         # The waiter still finds the result at its next check of the record.
         logger.warning("could not announce the end of migration %s: %s", task_id, error)
 
 
-def wait(task_id: int, seconds: float, waited: float) -> None:
-    """Block until the task's notice arrives or `seconds` pass (polling pace without Redis:
-    prompt at first, as most migrations take seconds, then slower)."""
+def wait(task_id: int, seconds: float, waited: float) -> str | None:
+    """Block until the task's notice arrives (its status) or `seconds` pass (None; polling
+    pace without Redis: prompt at first, as most migrations take seconds, then slower)."""
     if settings.REDIS_URL:
         try:
-            _client(settings.REDIS_URL).blpop([KEY.format(task_id)], timeout=seconds)
-            return
+            notice = _client(settings.REDIS_URL).blpop([KEY.format(task_id)], timeout=seconds)
+            return notice[1].decode() if notice else None
         except redis.RedisError as error:
             logger.warning("waiting on migration %s: %s", task_id, error)
     time.sleep(min(seconds, 0.02 if waited < 5 else 0.25))
+    return None

@@ -16,12 +16,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
 from codehost import access, credentials, git, migration_notices, mirrors, names, services
 from codehost.access import Actor
+from codehost.errors import FILES_EXIST
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
 from codehost.remote_address import CloneSource, detect_service, parse_clone_address, scrub
 from codehost.signals import ensure_user_owner
@@ -203,6 +205,9 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
                 units=units,
                 num_watches=1,
             )
+            # The name is free (or the insert raised): files on disk are somebody else's.
+            if git.repo_path(owner.name, repo.name).exists():
+                raise MigrationError(409, FILES_EXIST)
             # Owner's repository count and the org teams that include every repository.
             services._after_repo_created(repo, owner)
             encrypted = credentials.encrypt(remote)
@@ -235,22 +240,24 @@ def queue_migration(task_id: int) -> None:
 # --- the caller's wait -----------------------------------------------------------------
 
 
-def wait_for_migration(task_id: int, seconds: float) -> MigrationTask:
-    """Wait for the worker's notice, reading our own record after each wake-up; past
-    `seconds`, give up and clean up."""
+def wait_for_migration(task: MigrationTask, seconds: float) -> MigrationTask:
+    """Wait for the worker's notice; past `seconds`, give up and clean up.
+
+    A notice of success is sent after the worker's last commit, so the repository can be
+    rendered at once; any other wake-up reads the record, which stays the truth."""
     began = time.monotonic()
-    while True:
-        task = MigrationTask.objects.select_related("repo__owner").get(pk=task_id)
+    while (waited := time.monotonic() - began) < seconds:
+        notice = migration_notices.wait(
+            task.pk, min(seconds - waited, migration_notices.CHECK_SECONDS), waited
+        )
+        if notice == MigrationTask.Status.SUCCEEDED:
+            task.status = notice
+            return task
+        task = MigrationTask.objects.select_related("repo__owner").get(pk=task.pk)
         if task.status in (MigrationTask.Status.SUCCEEDED, MigrationTask.Status.FAILED):
             return task
-        waited = time.monotonic() - began
-        if waited >= seconds:
-            break
-        migration_notices.wait(
-            task_id, min(seconds - waited, migration_notices.CHECK_SECONDS), waited
-        )
-    fail_migration(task_id, 500, f"the migration did not finish within {int(seconds)} seconds")
-    return MigrationTask.objects.get(pk=task_id)
+    fail_migration(task.pk, 500, f"the migration did not finish within {int(seconds)} seconds")
+    return MigrationTask.objects.get(pk=task.pk)
 
 
 def raise_if_failed(task: MigrationTask) -> None:
@@ -276,20 +283,20 @@ def classify_git_error(message: str) -> tuple[int, str]:
 
 def run_migration(task_id: int) -> None:
     """Clone into staging, then move into place; idempotent for a redelivered message."""
-    with transaction.atomic():
-        task = MigrationTask.objects.select_for_update().filter(pk=task_id).first()
-        if task is None or task.status in (
-            MigrationTask.Status.SUCCEEDED,
-            MigrationTask.Status.FAILED,
-        ):
-            return
-        crashed = task.status == MigrationTask.Status.RUNNING
-        if not crashed:
-            task.status = MigrationTask.Status.RUNNING
-            task.started = timezone.now()
-        task.attempts += 1
-        task.save(update_fields=["status", "started", "attempts"])
-    if crashed:
+    task = (
+        MigrationTask.objects.select_related("repo__owner", "repo__mirror", "doer__codehost_owner")
+        .filter(pk=task_id)
+        .first()
+    )
+    if task is None or task.status in (
+        MigrationTask.Status.SUCCEEDED,
+        MigrationTask.Status.FAILED,
+    ):
+        return
+    claimed = MigrationTask.objects.filter(pk=task_id, status=MigrationTask.Status.QUEUED).update(
+        status=MigrationTask.Status.RUNNING, started=timezone.now(), attempts=F("attempts") + 1
+    )
+    if not claimed:
         # Delivered again because the worker running it died: as Gitea when the handler
         # crashes, the repository goes and the caller gets an error.
         fail_migration(task_id, 500, CRASH_MESSAGE)
@@ -316,7 +323,12 @@ def run_migration(task_id: int) -> None:
         logger.warning("migration %s failed: %s", task_id, message)
         fail_migration(task_id, status, message)
         return
-    finish_migration(task_id, staging)
+    try:
+        finish_migration(task, staging)
+    except TargetExists:
+        git.delete(staging)
+        # Somebody else's files: the repository record goes, the directory stays.
+        fail_migration(task_id, 409, FILES_EXIST, remove_directory=False)
 
 
 def clone_wiki(task: MigrationTask, staging: Path, remote: credentials.RemoteCredentials):
@@ -338,55 +350,52 @@ def clone_wiki(task: MigrationTask, staging: Path, remote: credentials.RemoteCre
         logger.warning("wiki of migration %s not cloned: %s", task.pk, message)
 
 
-def finish_migration(task_id: int, staging: Path) -> None:
+FIELDS_FOUND_BY_MIGRATION = ("status", "is_empty", "size", "default_branch", "updated_at")
+
+
+class TargetExists(Exception):
+    """The repository's directory appeared on disk while git was cloning."""
+
+
+def finish_migration(task: MigrationTask, staging: Path) -> None:
+    """One transaction: the task succeeds (unless given up on meanwhile), the clone moves
+    into place, the repository is ready, the notification raised. What the repository
+    shows is read from the clone before, outside the transaction."""
+    repo = task.repo
+    repo.is_empty = git.is_empty(staging)
+    repo.size = git.size(staging)
+    repo.default_branch = git.default_branch(staging) or repo.default_branch
+    repo.status = Repository.Status.READY
+    repo.updated_at = now = timezone.now()
     with transaction.atomic():
-        task = (
-            MigrationTask.objects.select_for_update(of=("self",))
-            .select_related("repo__owner", "doer")
-            .filter(pk=task_id)
-            .first()
-        )
-        if task is None or task.status != MigrationTask.Status.RUNNING or task.repo is None:
-            # Given up on (the caller stopped waiting) while git was cloning.
+        # The row lock this takes is the one fail_migration waits on: a caller giving up
+        # finds the migration finished, or the worker finds it failed and stops here.
+        succeeded = MigrationTask.objects.filter(
+            pk=task.pk, status=MigrationTask.Status.RUNNING, repo__isnull=False
+        ).update(status=MigrationTask.Status.SUCCEEDED, finished=now)
+        if not succeeded:
             git.delete(staging)
             return
-        repo = task.repo
-        target = git.repo_path(repo.owner.name, repo.name)
         try:
-            git.move(staging, target)
-        except git.GitError:
-            git.delete(staging)
-            transaction.on_commit(
-                lambda: fail_migration(
-                    task_id,
-                    409,
-                    "Files already exist for this repository. Adopt them or delete them.",
-                )
-            )
-            return
-        now = timezone.now()
-        repo.status = Repository.Status.READY
-        repo.is_empty = git.is_empty(target)
-        repo.size = git.size(target)
-        repo.default_branch = git.default_branch(target) or repo.default_branch
-        repo.save(update_fields=["status", "is_empty", "size", "default_branch", "updated_at"])
+            git.move(staging, git.repo_path(repo.owner.name, repo.name))
+        except git.GitError as error:
+            raise TargetExists from error
+        Repository.objects.filter(pk=repo.pk).update(
+            **{field: getattr(repo, field) for field in FIELDS_FOUND_BY_MIGRATION}
+        )
         if repo.is_mirror:
+            interval = repo.mirror.interval_seconds
             Mirror.objects.filter(repo=repo).update(
-                updated=now,
-                next_update=None
-                if not repo.mirror.interval_seconds
-                else now + timedelta(seconds=repo.mirror.interval_seconds),
+                updated=now, next_update=now + timedelta(seconds=interval) if interval else None
             )
-        task.status = MigrationTask.Status.SUCCEEDED
-        task.finished = now
-        task.save(update_fields=["status", "finished"])
-        transaction.on_commit(lambda: migration_notices.announce(task_id))
+        task.status, task.finished = MigrationTask.Status.SUCCEEDED, now
+        transaction.on_commit(lambda: migration_notices.announce(task.pk, task.status))
         repository_migrated.send(sender=MigrationTask, task=task, repo=repo)
 
 
-def fail_migration(task_id: int, status: int, message: str) -> bool:
-    """Mark failed and remove the repository, record and directories; False if it had
-    already finished either way."""
+def fail_migration(task_id: int, status: int, message: str, remove_directory=True) -> bool:
+    """Mark failed and remove the repository, record and directories (the final one only
+    if `remove_directory`); False if it had already finished either way."""
     with transaction.atomic():
         task = (
             MigrationTask.objects.select_for_update(of=("self",))
@@ -404,12 +413,12 @@ def fail_migration(task_id: int, status: int, message: str) -> bool:
         task.error = message
         task.finished = timezone.now()
         task.save(update_fields=["status", "error_status", "error", "finished"])
-        transaction.on_commit(lambda: migration_notices.announce(task_id))
+        transaction.on_commit(lambda: migration_notices.announce(task_id, task.status))
         repo = task.repo
         git.delete(staging_path(task_id))
         if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:
-            git.delete(git.repo_path(repo.owner.name, repo.name))
-            services.delete_repo(repo)
+            # A crash inside the worker's last transaction can leave the clone in place.
+            services.delete_repo(repo, remove_directory=remove_directory)
     return True
 
 
@@ -437,7 +446,10 @@ def reap_stuck_migrations() -> int:
 
 def record_migration_activity(sender, task: MigrationTask, repo: Repository, **kwargs) -> None:
     """The feed side of the migration notification: create_repo, as Gitea's feed notifier."""
-    actor = ensure_user_owner(task.doer) or repo.owner
+    try:
+        actor = task.doer.codehost_owner
+    except Owner.DoesNotExist:
+        actor = ensure_user_owner(task.doer) or repo.owner
     services.record_activity(actor, OpType.CREATE_REPO, repo)
 
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 from codehost import git, names, repo_init
 from codehost.access import Actor, repo_access
 from codehost.errors import (
+    FILES_EXIST,
     REPO_EXISTS,
     BadRequest,
     Conflict,
@@ -604,9 +605,7 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
         if isinstance(exc, IntegrityError):
             raise Conflict(REPO_EXISTS) from exc
         if isinstance(exc, FileExistsError):
-            raise Conflict(
-                "Files already exist for this repository. Adopt them or delete them."
-            ) from exc
+            raise Conflict(FILES_EXIST) from exc
         raise
     logger.info("repository created: %s", repo.full_name)
     return repo
@@ -647,7 +646,7 @@ def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
     return redirect.repo, True
 
 
-def delete_repo(repo: Repository) -> None:
+def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
     path = git.repo_path(repo.owner.name, repo.name)
     with transaction.atomic():
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
@@ -656,7 +655,8 @@ def delete_repo(repo: Repository) -> None:
             Repository.objects.filter(pk=repo.parent_id).update(num_forks=F("num_forks") - 1)
         repo.delete()
         _recount_team_repos(team_ids)
-        transaction.on_commit(lambda: git.delete(path))
+        if remove_directory:
+            transaction.on_commit(lambda: git.delete(path))
 
 
 @dataclass

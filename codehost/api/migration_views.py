@@ -52,9 +52,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         )
         task = migrations_service.start_migration(request.user, options)
         # As Gitea, the answer comes once the migration is over (bounded by a setting).
-        task = migrations_service.wait_for_migration(
-            task.pk, settings.CODEHOST_MIGRATION_WAIT_SECONDS
-        )
+        task = migrations_service.wait_for_migration(task, settings.CODEHOST_MIGRATION_WAIT_SECONDS)
         migrations_service.raise_if_failed(task)
         return render_repo(self.actor, task.repo, status=201)
 

@@ -57,14 +57,14 @@ def test_the_default_branch_is_read_from_head(tmp_path):
 
 def test_a_waiting_request_wakes_on_the_workers_notice(settings):
     assert settings.REDIS_URL, "the tests run with Redis, as deployments do"
-    timer = threading.Timer(0.2, migration_notices.announce, args=(424242,))
+    timer = threading.Timer(0.2, migration_notices.announce, args=(424242, "succeeded"))
     began = time.monotonic()
     timer.start()
-    migration_notices.wait(424242, 10, waited=0)
+    assert migration_notices.wait(424242, 10, waited=0) == "succeeded"
     assert time.monotonic() - began < 5
     # Collected: a second wait sits out its time.
     began = time.monotonic()
-    migration_notices.wait(424242, 0.3, waited=0)
+    assert migration_notices.wait(424242, 0.3, waited=0) is None
     assert time.monotonic() - began >= 0.25
 
 

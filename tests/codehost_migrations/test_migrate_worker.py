@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from codehost import credentials
+from codehost import credentials, migrations_service
+from codehost.errors import FILES_EXIST
 from codehost.models import Activity, MigrationTask, Mirror, OpType, Repository, ServiceType
 from tests.codehost.factories import UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under, git
@@ -363,3 +364,41 @@ def test_an_admin_migrates_into_another_user_by_id_privately(
     assert (body["full_name"], body["private"]) == ("bob/given", True)
     assert body["description"] == "migrated for bob"
     assert (clean_git_root / "bob" / "given.git").is_dir()
+
+
+def test_files_already_on_disk_give_409_and_stay(
+    admin_client, local_imports, source_repo, clean_git_root
+):
+    theirs = clean_git_root / "admin" / "taken.git"
+    theirs.mkdir(parents=True)
+    (theirs / "keep.txt").write_text("mine")
+    response = admin_client.post(URL, {"clone_addr": str(source_repo.path), "repo_name": "taken"})
+    assert response.status_code == 409
+    assert response.json()["message"] == FILES_EXIST
+    assert not Repository.objects.filter(name="taken").exists()
+    assert not MigrationTask.objects.exists()
+    assert (theirs / "keep.txt").read_text() == "mine"
+
+
+def test_files_that_appear_while_git_clones_give_409_and_stay(
+    admin_user, local_imports, source_repo, clean_git_root, monkeypatch
+):
+    # The worker's part run here, after the directory appeared: nothing queued.
+    monkeypatch.setattr(migrations_service, "queue_migration", lambda task_id: None)
+    task = migrations_service.start_migration(
+        admin_user,
+        migrations_service.MigrationRequest(clone_addr=str(source_repo.path), repo_name="late"),
+    )
+    theirs = clean_git_root / "admin" / "late.git"
+    theirs.mkdir(parents=True)
+    (theirs / "keep.txt").write_text("mine")
+    migrations_service.run_migration(task.pk)
+    task.refresh_from_db()
+    assert (task.status, task.error_status, task.error) == (
+        MigrationTask.Status.FAILED,
+        409,
+        FILES_EXIST,
+    )
+    assert not Repository.objects.filter(name="late").exists()
+    assert (theirs / "keep.txt").read_text() == "mine"
+    assert files_under(clean_git_root / ".migrating") == []
