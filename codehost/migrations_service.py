@@ -21,7 +21,16 @@ from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.exceptions import APIException
 
-from codehost import access, credentials, git, migration_notices, mirrors, names, services
+from codehost import (
+    access,
+    credentials,
+    git,
+    github_api,
+    migration_notices,
+    mirrors,
+    names,
+    services,
+)
 from codehost.access import Actor
 from codehost.errors import FILES_EXIST
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
@@ -273,7 +282,8 @@ def staging_path(task_id: int) -> Path:
 
 
 def classify_git_error(message: str) -> tuple[int, str]:
-    """Rule 7 for what git said: authentication and git fatal errors 422, else 500."""
+    """Rule 7 for what git (or the GitHub API) said: authentication and git fatal errors
+    422, else 500."""
     if any(marker in message for marker in AUTH_FAILURE_MARKERS):
         return 422, f"Authentication failed: {message}."
     if "fatal:" in message:
@@ -306,6 +316,13 @@ def run_migration(task_id: int) -> None:
     remote = credentials.RemoteCredentials()
     try:
         remote = credentials.decrypt(task.encrypted_credentials)
+        if task.service == "github":
+            github_api.check_repository(
+                task.clone_addr,
+                username=remote.username,
+                password=remote.password,
+                timeout=settings.CODEHOST_MIGRATION_TIMEOUT,
+            )
         git.clone_mirror(
             task.clone_addr,
             staging,
@@ -317,9 +334,12 @@ def run_migration(task_id: int) -> None:
             clone_wiki(task, staging, remote)
         if not task.options.get("mirror"):
             git.remove_origin(staging)
-    except (git.GitError, credentials.CredentialsUnreadable) as error:
+    except (git.GitError, credentials.CredentialsUnreadable, github_api.GitHubRefused) as error:
         git.delete(staging)
-        status, message = classify_git_error(scrub(str(error), remote.secrets))
+        message = scrub(str(error), remote.secrets)
+        status = getattr(error, "status", None)
+        if status is None:
+            status, message = classify_git_error(message)
         logger.warning("migration %s failed: %s", task_id, message)
         fail_migration(task_id, status, message)
         return

@@ -1,0 +1,83 @@
+"""The GitHub side of a migration whose service is `github`.
+
+Gitea's GitHub downloader asks the GitHub API for the repository before anything else, and
+two of its answers are migration errors of their own (rule 7): the API's rate limit is
+used up, or the account needs a two-factor code. go-github tells them apart by status and
+headers; other failures carry its error text ("GET <url>: 401 Bad credentials []"), which
+the migration then classifies as it does git's.
+"""
+
+import base64
+import json
+import urllib.error
+import urllib.request
+from urllib.parse import quote, urlsplit
+
+RATE_LIMITED = "Remote visit addressed rate limitation."
+TWO_FACTOR_REQUIRED = "Remote visit required two factors authentication."
+PUBLIC_HOSTS = ("github.com", "www.github.com")
+
+
+class RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect could lead anywhere, past the checks the clone address went through."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+OPENER = urllib.request.build_opener(RefuseRedirects)
+
+
+class GitHubRefused(Exception):
+    """The API's answer; `status` is set for the two errors with a status of their own."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+def repository_url(clone_addr: str) -> str | None:
+    """The API address of the repository (github.com's API, else GitHub Enterprise's
+    /api/v3 on the same host), or None when the address names no owner/repository."""
+    parts = urlsplit(clone_addr)
+    segments = [segment for segment in parts.path.split("/") if segment]
+    if parts.scheme not in ("http", "https") or len(segments) < 2:
+        return None
+    owner, name = segments[0], segments[1].removesuffix(".git")
+    if parts.hostname in PUBLIC_HOSTS:
+        base = "https://api.github.com"
+    else:
+        base = f"{parts.scheme}://{parts.netloc}/api/v3"
+    return f"{base}/repos/{quote(owner)}/{quote(name)}"
+
+
+def check_repository(clone_addr: str, *, username: str, password: str, timeout: int) -> None:
+    """GET the repository from the API; raises GitHubRefused unless it answers 2xx."""
+    url = repository_url(clone_addr)
+    if url is None:
+        return
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.github+json"})
+    if username or password:
+        login = base64.b64encode(f"{username}:{password}".encode()).decode()
+        request.add_header("Authorization", f"Basic {login}")
+    try:
+        with OPENER.open(request, timeout=timeout):
+            return
+    except urllib.error.HTTPError as answer:
+        raise refusal(url, answer) from None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise GitHubRefused(f'Get "{url}": {reason}') from None
+
+
+def refusal(url: str, answer: urllib.error.HTTPError) -> GitHubRefused:
+    headers = answer.headers
+    if answer.code == 401 and headers.get("X-GitHub-OTP", "").startswith("required"):
+        return GitHubRefused(TWO_FACTOR_REQUIRED, status=422)
+    if answer.code in (403, 429) and headers.get("X-RateLimit-Remaining") == "0":
+        return GitHubRefused(RATE_LIMITED, status=422)
+    try:
+        message = json.loads(answer.read() or b"{}").get("message", "")
+    except (ValueError, AttributeError, OSError):
+        message = ""
+    return GitHubRefused(f"GET {url}: {answer.code} {message} []")
