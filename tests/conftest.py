@@ -90,21 +90,3 @@ def celery_worker(django_db_setup, django_db_blocker):
         except subprocess.TimeoutExpired:
             worker.kill()
         log.close()
-        # The worker keeps its database connections between tasks; PostgreSQL ends their
-        # sessions a moment after the processes exit, and the test database is dropped next.
-        # (Other servers may still hold theirs: this only waits, it does not fail.)
-        with django_db_blocker.unblock():
-            deadline = time.monotonic() + 10
-            while other_sessions() and time.monotonic() < deadline:
-                time.sleep(0.1)
-
-
-def other_sessions() -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]

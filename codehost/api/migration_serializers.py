@@ -35,32 +35,43 @@ GO_FIELD_NAMES = {
 
 
 class MigrateRepoOptionsSerializer(serializers.Serializer):
+    """Optional members take null as Go's decoder does: the zero value (py-gitea sends
+    every option, unset ones as null)."""
+
     clone_addr = StrictCharField(trim_whitespace=False)
     repo_name = StrictRegexField(r"^[A-Za-z0-9_.-]+$", max_length=100)
-    repo_owner = StrictCharField(required=False, allow_blank=True, default="")
+    repo_owner = StrictCharField(required=False, allow_null=True, allow_blank=True, default="")
     uid = StrictIntegerField(required=False, allow_null=True, default=None)
-    service = serializers.ChoiceField(SERVICES, required=False, allow_blank=True, default="")
-    auth_username = StrictCharField(required=False, allow_blank=True, default="")
+    service = serializers.ChoiceField(
+        SERVICES, required=False, allow_null=True, allow_blank=True, default=""
+    )
+    auth_username = StrictCharField(required=False, allow_null=True, allow_blank=True, default="")
     auth_password = StrictCharField(
-        required=False, allow_blank=True, default="", trim_whitespace=False
+        required=False, allow_null=True, allow_blank=True, default="", trim_whitespace=False
     )
     auth_token = StrictCharField(
-        required=False, allow_blank=True, default="", trim_whitespace=False
+        required=False, allow_null=True, allow_blank=True, default="", trim_whitespace=False
     )
-    aws_access_key_id = StrictCharField(required=False, allow_blank=True, default="")
-    aws_secret_access_key = StrictCharField(required=False, allow_blank=True, default="")
-    mirror = StrictBooleanField(required=False, default=False)
-    mirror_interval = StrictCharField(required=False, allow_blank=True, default="")
-    private = StrictBooleanField(required=False, default=False)
-    description = StrictCharField(required=False, allow_blank=True, default="", max_length=2048)
-    wiki = StrictBooleanField(required=False, default=False)
-    issues = StrictBooleanField(required=False, default=False)
-    milestones = StrictBooleanField(required=False, default=False)
-    labels = StrictBooleanField(required=False, default=False)
-    pull_requests = StrictBooleanField(required=False, default=False)
-    releases = StrictBooleanField(required=False, default=False)
-    lfs = StrictBooleanField(required=False, default=False)
-    lfs_endpoint = StrictCharField(required=False, allow_blank=True, default="")
+    aws_access_key_id = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, default=""
+    )
+    aws_secret_access_key = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, default=""
+    )
+    mirror = StrictBooleanField(required=False, allow_null=True, default=False)
+    mirror_interval = StrictCharField(required=False, allow_null=True, allow_blank=True, default="")
+    private = StrictBooleanField(required=False, allow_null=True, default=False)
+    description = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, default="", max_length=2048
+    )
+    wiki = StrictBooleanField(required=False, allow_null=True, default=False)
+    issues = StrictBooleanField(required=False, allow_null=True, default=False)
+    milestones = StrictBooleanField(required=False, allow_null=True, default=False)
+    labels = StrictBooleanField(required=False, allow_null=True, default=False)
+    pull_requests = StrictBooleanField(required=False, allow_null=True, default=False)
+    releases = StrictBooleanField(required=False, allow_null=True, default=False)
+    lfs = StrictBooleanField(required=False, allow_null=True, default=False)
+    lfs_endpoint = StrictCharField(required=False, allow_null=True, allow_blank=True, default="")
 
 
 def binding_error(errors: dict) -> str:

@@ -47,7 +47,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
             **{
                 key: value
                 for key, value in serializer.validated_data.items()
-                if key in REQUEST_FIELDS
+                if key in REQUEST_FIELDS and value is not None
             }
         )
         task = migrations_service.start_migration(request.user, options)
