@@ -224,21 +224,9 @@ def run() -> None:
                 session = requests.Session()
                 session.headers.update(basic_header())
                 rows = [compare_with_plain_clone(env, session, base, str(source), "local", scratch)]
-                # The same history served by our own smart HTTP (owned by a user: the
-                # path /admin/... belongs to Django's admin site).
-                created = session.post(
-                    f"{base}/api/v1/admin/users",
-                    json={
-                        "username": "bench",
-                        "email": "bench@example.com",
-                        "password": "bench-password",
-                        "must_change_password": False,
-                    },
-                )
-                if created.status_code != 201:
-                    raise RuntimeError(f"creating user bench: {created.text[:300]}")
-                migrate(session, base, str(source), "served", repo_owner="bench")
-                served = f"{base}/bench/served.git"
+                # The same history served by our own smart HTTP.
+                migrate(session, base, str(source), "served")
+                served = f"{base}/admin/served.git"
                 rows.append(compare_with_plain_clone(env, session, base, served, "http", scratch))
                 print_table("migration of a 1,000-commit repository vs git clone --mirror", rows)
 

@@ -7,6 +7,10 @@ from storefront import images as storefront_images
 from storefront.api.base import TiendanubeUnknownPathView
 
 urlpatterns = [
+    # git smart HTTP: /{owner}/{repo}.git/... First, so that owners named like another
+    # prefix (the default account "admin", "apps", "media"...) keep their git URLs; no
+    # other route has a path of this shape.
+    path("", include("codehost.git_urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/docs/", include(docs_urls())),
@@ -20,6 +24,4 @@ urlpatterns = [
     path("apps/", include("storefront.urls")),
     path("stores/", include("storefront.page_urls")),
     path("media/storefront/<path:name>", storefront_images.serve),
-    # git smart HTTP: /{owner}/{repo}.git/...
-    path("", include("codehost.git_urls")),
 ]

@@ -141,3 +141,16 @@ def test_wrong_password_is_challenged_and_token_works_as_password(
     commit_file(git_client, work, "c.txt", "c\n")
     refused = git_client("push", "-q", "origin", "main", cwd=work, check=False)
     assert refused.returncode != 0 and "403" in refused.stderr
+
+
+@pytest.mark.parametrize("owner", ["admin", "apps", "media"])
+def test_owners_named_like_another_route_keep_their_git_urls(
+    live_server, as_user, git_client, tmp_path, owner
+):
+    user = UserFactory(username=owner)
+    assert as_user(user).post("/user/repos", {"name": "demo", "auto_init": True}).status_code == 201
+    checkout = tmp_path / "checkout"
+    git_client("clone", "-q", url(live_server, f"{owner}/demo.git", owner), str(checkout))
+    assert (checkout / "README.md").read_text().startswith("# demo")
+    commit_file(git_client, checkout, "a.txt", "a\n")
+    git_client("push", "-q", "origin", "main", cwd=checkout)
