@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
@@ -446,14 +446,32 @@ def record_pull(repository: Repository, artifact: Artifact, tag: str | None = No
     if configuration.get("pull_count_update_disable"):
         return
     now = timezone.now()
-    Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
-    if tag:
-        Tag.objects.filter(repository=repository, name=tag).update(pull_time=now)
-    # Counted in the database: concurrent pulls must not overwrite each other's count.
-    Repository.objects.filter(pk=repository.pk).update(
-        pull_count=F("pull_count") + 1, update_time=now
-    )
+    if connection.vendor == "postgresql":
+        # Every manifest GET lands here: one statement (one round trip, no transaction to
+        # open and commit) instead of three updates.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                PULL_STATEMENT, [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
+            )
+    else:
+        with transaction.atomic():
+            Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
+            if tag:
+                Tag.objects.filter(repository=repository, name=tag).update(pull_time=now)
+            # Counted in the database: concurrent pulls must not overwrite each other's count.
+            Repository.objects.filter(pk=repository.pk).update(
+                pull_count=F("pull_count") + 1, update_time=now
+            )
     repository.pull_count += 1
+
+
+PULL_STATEMENT = f"""
+WITH artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
+     tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s
+             WHERE repository_id = %s AND name = %s)
+UPDATE {Repository._meta.db_table} SET pull_count = pull_count + 1, update_time = %s
+WHERE id = %s
+"""
 
 
 def delete_tag(repository: Repository, name: str) -> None:

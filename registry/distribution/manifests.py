@@ -320,9 +320,7 @@ def size(found: Found) -> int:
 
 
 def record_pull(found: Found) -> None:
-    # One commit for the three counters instead of three.
-    with transaction.atomic():
-        services.record_pull(found.repository, found.artifact, found.tag)
+    services.record_pull(found.repository, found.artifact, found.tag)
 
 
 def delete(repository_name: str, reference: str) -> None:

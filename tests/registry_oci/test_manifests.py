@@ -62,6 +62,16 @@ def test_pull_counts_in_pull_count_and_pull_time(reg):
     assert Artifact.objects.get().pull_time is not None
 
 
+def test_a_pull_by_digest_times_the_artifact_not_its_tags(reg):
+    digest = reg.push_image("team/app", "v1")
+    pushed = Repository.objects.get(name="team/app").update_time
+    assert reg.request("GET", f"/v2/team/app/manifests/{digest}").status_code == 200
+    repository = Repository.objects.get(name="team/app")
+    assert (repository.pull_count, repository.update_time > pushed) == (1, True)
+    assert Artifact.objects.get().pull_time is not None
+    assert Tag.objects.get(name="v1").pull_time is None
+
+
 def test_concurrent_pulls_all_count(reg, registry_url, owner):
     """Pulls at the same moment each add one to pull_count (none is lost to another)."""
     import threading
