@@ -413,7 +413,9 @@ def finish_migration(task: MigrationTask, staging: Path) -> None:
         repository_migrated.send(sender=MigrationTask, task=task, repo=repo)
 
 
-def fail_migration(task_id: int, status: int, message: str, remove_directory=True) -> bool:
+def fail_migration(
+    task_id: int, status: int, message: str, *, remove_directory: bool = True
+) -> bool:
     """Mark failed and remove the repository, record and directories (the final one only
     if `remove_directory`); False if it had already finished either way."""
     with transaction.atomic():
