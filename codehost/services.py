@@ -872,6 +872,12 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
 
 
 def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repository:
+    # Gitea's reqRepoReader(unit.TypeCode): seeing the repository (an issues-only team,
+    # say) is not enough, a fork is a copy of the code.
+    if not repo_access(actor, source).can_read_code:
+        raise Forbidden(
+            "user should have specific read permission or be a repo admin or a site admin"
+        )
     names.check_repo_name(name)
     if owner.is_organization and not can_create_in_org(actor, owner):
         raise Forbidden("User is not allowed to create repositories in this organization.")

@@ -32,6 +32,12 @@ QUERY_TOKEN_WARNING = (
 )
 
 
+def password_change_required() -> str:
+    return (
+        f"You must change your password. Change it at: {settings.EXTERNAL_URL}/user/change_password"
+    )
+
+
 def refuse_password_change_pending(request) -> None:
     """Gitea answers every call of a user who must change their password with a bare 403."""
     if not request.user.is_authenticated:
@@ -41,10 +47,7 @@ def refuse_password_change_pending(request) -> None:
     except Owner.DoesNotExist:
         return
     if owner.must_change_password:
-        raise BareForbidden(
-            f"You must change your password. Change it at: {settings.EXTERNAL_URL}"
-            "/user/change_password"
-        )
+        raise BareForbidden(password_change_required())
 
 
 def act_as_sudo_user(request) -> None:
