@@ -63,6 +63,13 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictIntegerField(serializers.IntegerField):
+    """An integer in Gitea's int64 range (its Go fields are int64)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", -(2**63))
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(**kwargs)
+
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | str):
             self.fail("invalid")
