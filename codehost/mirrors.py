@@ -190,24 +190,26 @@ def sync_wiki(repo: Repository, path, remote: credentials.RemoteCredentials) -> 
         logger.warning("wiki sync of repository %s failed: %s", repo.pk, message)
 
 
-@transaction.atomic
 def finish_sync(mirror: Mirror, before: dict, after: dict, path) -> None:
-    now = timezone.now()
     repo = mirror.repo
-    Mirror.objects.filter(pk=mirror.pk).update(
-        sync_state=Mirror.SyncState.IDLE,
-        updated=now,
-        last_error="",
-        next_update=next_update_after(now, mirror.interval_seconds),
-    )
+    # Read from the repository before the transaction: no git inside one.
     branch = git.default_branch(path)
-    Repository.objects.filter(pk=repo.pk).update(
-        is_empty=not after,
-        size=git.size(path),
-        default_branch=branch or repo.default_branch,
-        updated_at=now,
-    )
-    record_ref_changes(repo, before, after)
+    size = git.size(path)
+    now = timezone.now()
+    with transaction.atomic():
+        Mirror.objects.filter(pk=mirror.pk).update(
+            sync_state=Mirror.SyncState.IDLE,
+            updated=now,
+            last_error="",
+            next_update=next_update_after(now, mirror.interval_seconds),
+        )
+        Repository.objects.filter(pk=repo.pk).update(
+            is_empty=not after,
+            size=size,
+            default_branch=branch or repo.default_branch,
+            updated_at=now,
+        )
+        record_ref_changes(repo, before, after)
 
 
 def record_ref_changes(repo: Repository, before: dict, after: dict) -> None:
