@@ -26,6 +26,7 @@ from codehost import (
     credentials,
     git,
     github_api,
+    migration_limits,
     migration_notices,
     mirrors,
     names,
@@ -206,6 +207,8 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
         units = {key: value for key, value in units.items() if key not in MIRROR_DROPPED_UNITS}
     try:
         with transaction.atomic():
+            # The caller's web thread waits on the task: capped per user and in all.
+            migration_limits.claim_waiting_slot(doer)
             # Serialises creations per owner so the limit check cannot be raced past.
             owner = Owner.objects.select_for_update().get(pk=owner.pk)
             check_creation_limit(doer, owner)
