@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from codehost import git as codehost_git
-from codehost import mirrors, remote_address
+from codehost import github_api, mirrors, remote_address
 from codehost.models import MigrationTask, Mirror, Repository
 from tests.codehost.factories import PASSWORD
 from tests.security.codehost_support import api, basic, owner
@@ -221,3 +221,39 @@ def test_git_connects_to_the_address_checked_not_to_a_later_answer(
     refused = sync_here(mirror)
     assert refused.last_error == DISALLOWED
     assert mirror_head(mirror) == head
+
+
+def test_the_github_api_call_is_held_to_the_address_checked(monkeypatch):
+    """A `github` migration asks the (Enterprise) API first: it too connects to the checked
+    address only, and refuses a name that now resolves to a refused one."""
+    seen = []
+
+    class Api(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            seen.append((self.path, self.headers["Host"]))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+    server = Server("127.0.0.1", Api)
+    port = server.url.rsplit(":", 1)[1]
+    answers = {"ghe.codehost.test": "127.0.0.1"}
+    real_resolve = remote_address.resolve
+    monkeypatch.setattr(
+        remote_address, "resolve", lambda host: real_resolve(answers.get(host, host))
+    )
+    address = f"http://ghe.codehost.test:{port}/acme/demo.git"
+    try:
+        github_api.check_repository(address, username="", password="", timeout=10)
+        assert seen == [("/api/v3/repos/acme/demo", f"ghe.codehost.test:{port}")]
+        answers["ghe.codehost.test"] = REFUSED
+        with pytest.raises(github_api.GitHubRefused) as refused:
+            github_api.check_repository(address, username="", password="", timeout=10)
+        assert (str(refused.value), refused.value.status) == (DISALLOWED, 422)
+        assert len(seen) == 1
+    finally:
+        server.close()
