@@ -6,6 +6,7 @@ The worker's rules (tests/conftest.py) allow loopback and refuse 127.0.0.2, whic
 for an internal address; the web side is given the same rules here."""
 
 import shutil
+import socket
 import subprocess
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +20,7 @@ from codehost import git as codehost_git
 from codehost import github_api, mirrors, remote_address
 from codehost.models import MigrationTask, Mirror, Repository
 from tests.codehost.factories import PASSWORD
+from tests.conftest import wait_until
 from tests.security.codehost_support import api, basic, owner
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -257,3 +259,63 @@ def test_the_github_api_call_is_held_to_the_address_checked(monkeypatch):
         assert len(seen) == 1
     finally:
         server.close()
+
+
+def test_the_worker_checks_a_migration_address_again(celery_worker, internal_repo, settings):
+    """The request's check passed (the web side is told nothing is blocked here), the
+    worker's, made when it clones, refuses: no request reaches the address."""
+    settings.CODEHOST_MIGRATIONS_BLOCKED_DOMAINS = []
+    owner("alice")
+    response = api(basic("alice")).post(
+        "/api/v1/repos/migrate",
+        {"clone_addr": f"{internal_repo.url}/repo.git", "repo_name": "copy"},
+        format="json",
+    )
+    assert response.status_code == 422, response.content
+    assert response.json()["message"] == DISALLOWED
+    assert internal_repo.requests == []
+    assert not Repository.objects.filter(name="copy").exists()
+
+
+@pytest.fixture
+def git_daemon(tmp_path):
+    """`git daemon` serving one repository with a commit on loopback (git:// remotes)."""
+    served = tmp_path / "daemon"
+    work = tmp_path / "daemon-work"
+    work.mkdir()
+    run_git("init", "-q", "-b", "main", cwd=work)
+    (work / "a.txt").write_text("a\n")
+    run_git("add", "a.txt", cwd=work)
+    run_git("commit", "-q", "-m", "a", cwd=work)
+    run_git("clone", "-q", "--bare", str(work), str(served / "x.git"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = subprocess.Popen(
+        ["git", "daemon", "--export-all", f"--base-path={served}", "--listen=127.0.0.1",
+         f"--port={port}", "--reuseaddr", str(served)],
+        env=GIT_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+    def listening():
+        with socket.socket() as client:
+            return client.connect_ex(("127.0.0.1", port)) == 0
+
+    wait_until(listening, 10, message="git daemon")
+    yield port, run_git("rev-parse", "HEAD", cwd=work)
+    daemon.terminate()
+    daemon.wait(timeout=10)
+
+
+def test_a_git_protocol_remote_is_pinned_too(git_daemon, monkeypatch, tmp_path):
+    port, head = git_daemon
+    real_resolve = remote_address.resolve
+    monkeypatch.setattr(remote_address, "resolve", lambda host: real_resolve(
+        "127.0.0.1" if host == "daemon.codehost.test" else host))  # fmt: skip
+    url = f"git://daemon.codehost.test:{port}/x.git"
+    target = tmp_path / "clone.git"
+    codehost_git.clone_mirror(url, target, timeout=30,
+                              pinned=remote_address.pin_remote(url).config)  # fmt: skip
+    assert codehost_git.refs(target)["refs/heads/main"] == head
+    # The mirror keeps the name; the next fetch is pinned again.
+    assert codehost_git.origin_url(target) == url
