@@ -97,3 +97,15 @@ def test_a_creation_whose_git_fails_leaves_no_record_and_no_directory(settings):
     again = alice.post("/api/v1/user/repos", {"name": "demo", "auto_init": True}, format="json")
     assert again.status_code == 201, again.content
     assert (git.repo_path("alice", "demo") / "HEAD").exists()
+
+
+@pytest.mark.parametrize("branch", ["a..b", "-x", "x.lock", "a//b", "x/", "a@{b", "a~b"])
+def test_a_branch_name_git_refuses_is_422_before_anything_is_created(branch):
+    owner("alice")
+    response = api(basic("alice")).post(
+        "/api/v1/user/repos", {"name": "demo", "default_branch": branch}, format="json"
+    )
+    assert response.status_code == 422, response.content
+    assert response.json()["message"].startswith("[DefaultBranch]: ")
+    assert not Repository.objects.exists()
+    assert not git.repo_path("alice", "demo").exists()
