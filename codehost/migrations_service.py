@@ -420,7 +420,8 @@ def finish_migration(task: MigrationTask, staging: Path) -> None:
             pk=task.pk, status=MigrationTask.Status.RUNNING, repo__isnull=False
         ).update(status=MigrationTask.Status.SUCCEEDED, finished=now)
         if not succeeded:
-            git.delete(staging)
+            # Removing a whole clone is no work to hold the database's locks for.
+            transaction.on_commit(lambda: git.delete(staging))
             return
         try:
             git.move(staging, git.repo_path(repo.owner.name, repo.name))
@@ -463,7 +464,7 @@ def fail_migration(
         task.save(update_fields=["status", "error_status", "error", "finished"])
         transaction.on_commit(lambda: migration_notices.announce(task_id, task.status))
         repo = task.repo
-        git.delete(staging_path(task_id))
+        transaction.on_commit(lambda: git.delete(staging_path(task_id)))
         if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:
             # A crash inside the worker's last transaction can leave the clone in place.
             services.delete_repo(repo, remove_directory=remove_directory)
