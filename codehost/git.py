@@ -275,24 +275,22 @@ REMOTE_PROTOCOLS = "http:https:git:file"
 PR_SET_PDEATHSIG = 1
 
 
-def remote_env(username: str = "", password: str = "") -> dict:
-    env = {
-        "GIT_ALLOW_PROTOCOL": REMOTE_PROTOCOLS,
-        "GIT_CONFIG_COUNT": "0",
-    }
+def remote_env(
+    username: str = "", password: str = "", pinned: tuple[tuple[str, str], ...] = ()
+) -> dict:
+    """Environment of a git talking to a remote. Redirects are never followed: the address
+    was checked against the allow/block rules, a redirect's target was not. `pinned` is the
+    configuration that makes git connect to the checked addresses (remote_address.pin_remote)."""
+    env = {"GIT_ALLOW_PROTOCOL": REMOTE_PROTOCOLS}
+    config = [("http.followRedirects", "false"), *pinned]
     if username or password:
         # The empty helper first resets any helper configured elsewhere.
-        env.update(
-            {
-                "GIT_CONFIG_COUNT": "2",
-                "GIT_CONFIG_KEY_0": "credential.helper",
-                "GIT_CONFIG_VALUE_0": "",
-                "GIT_CONFIG_KEY_1": "credential.helper",
-                "GIT_CONFIG_VALUE_1": CREDENTIAL_HELPER,
-                "CODEHOST_REMOTE_USERNAME": username,
-                "CODEHOST_REMOTE_PASSWORD": password,
-            }
-        )
+        config += [("credential.helper", ""), ("credential.helper", CREDENTIAL_HELPER)]
+        env.update({"CODEHOST_REMOTE_USERNAME": username, "CODEHOST_REMOTE_PASSWORD": password})
+    env["GIT_CONFIG_COUNT"] = str(len(config))
+    for index, (key, value) in enumerate(config):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
     return env
 
 
@@ -334,7 +332,13 @@ def run_remote(args: list[str], *, cwd: Path | None = None, env: dict, timeout: 
 
 
 def clone_mirror(
-    source: str, target: Path, *, timeout: int, username: str = "", password: str = ""
+    source: str,
+    target: Path,
+    *,
+    timeout: int,
+    username: str = "",
+    password: str = "",
+    pinned: tuple[tuple[str, str], ...] = (),
 ) -> None:
     """A bare `--mirror` clone of `source` (URL or local path) into the new `target`."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -342,7 +346,7 @@ def clone_mirror(
     accept_pushes = "http.receivepack=true"
     run_remote(
         ["clone", "--mirror", "--quiet", "--config", accept_pushes, "--", source, str(target)],
-        env=remote_env(username, password),
+        env=remote_env(username, password, pinned),
         timeout=timeout,
     )
 
@@ -352,7 +356,12 @@ WIKI_SUFFIXES = (".wiki.git", ".git/wiki")
 
 
 def find_wiki_remote(
-    source: str, *, timeout: int, username: str = "", password: str = ""
+    source: str,
+    *,
+    timeout: int,
+    username: str = "",
+    password: str = "",
+    pinned: tuple[tuple[str, str], ...] = (),
 ) -> str | None:
     """The first wiki address next to `source` that answers git (Gitea's WikiRemoteURL)."""
     base = source.removesuffix(".git")
@@ -361,7 +370,7 @@ def find_wiki_remote(
         try:
             run_remote(
                 ["ls-remote", "--quiet", "--heads", "--", candidate, "HEAD"],
-                env=remote_env(username, password),
+                env=remote_env(username, password, pinned),
                 timeout=timeout,
             )
         except GitError:
@@ -391,13 +400,27 @@ def remove_origin(path: Path) -> None:
     draft.replace(config)
 
 
+def origin_url(path: Path) -> str:
+    """The address a mirror fetches from ("" when it has none)."""
+    try:
+        return run(["config", "--get", "remote.origin.url"], cwd=path).decode().strip()
+    except GitError:
+        return ""
+
+
 def fetch_mirror(
-    path: Path, *, timeout: int, prune: bool, username: str = "", password: str = ""
+    path: Path,
+    *,
+    timeout: int,
+    prune: bool,
+    username: str = "",
+    password: str = "",
+    pinned: tuple[tuple[str, str], ...] = (),
 ) -> None:
     """Update a `--mirror` clone from its origin; on failure the refs stay as they were."""
     # --atomic: either every ref moves or none does.
     args = ["fetch", "--quiet", "--atomic", "--prune" if prune else "--no-prune", "origin"]
-    run_remote(args, cwd=path, env=remote_env(username, password), timeout=timeout)
+    run_remote(args, cwd=path, env=remote_env(username, password, pinned), timeout=timeout)
 
 
 def default_branch(path: Path) -> str:

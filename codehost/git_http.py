@@ -1,10 +1,11 @@
 """Git smart HTTP at /{owner}/{repo}.git/...: clone, fetch and push through `git http-backend`.
 
-Same credentials and permissions as the API: Basic with a password or a token (token
-scopes apply: read:repository to fetch, write:repository to push); anonymous callers may
-clone public repositories. A refusal to an anonymous caller is 401 with a Basic challenge,
-so git asks for credentials. A push is recorded in the activity feed and refreshes the
-repository's updated_at, size and empty.
+Same credentials and the same rules as the API for them: Basic with a password or a token
+(token scopes apply: read:repository to fetch, write:repository to push; a `public-only`
+token reaches public repositories only; an account that must change its password is
+refused everything); anonymous callers may clone public repositories. A refusal to an
+anonymous caller is 401 with a Basic challenge, so git asks for credentials. A push is
+recorded in the activity feed and refreshes the repository's updated_at, size and empty.
 """
 
 import logging
@@ -15,6 +16,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from codehost import access, git, services
 from codehost.api.authentication import authenticate_basic
+from codehost.api.base import password_change_required
 from codehost.errors import Forbidden, NotFound
 from config.auth import parse_basic
 
@@ -81,9 +83,16 @@ def smart_http(request, owner: str, repo: str, rest: str):
     actor = access.Actor()
     if user is not None:
         try:
-            actor = access.Actor(owner=services.user_owner(user), is_admin=user.is_superuser)
+            actor = access.Actor(
+                owner=services.user_owner(user),
+                is_admin=user.is_superuser,
+                public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+            )
         except Forbidden:
             return _plain(403, "this account has no code hosting namespace")
+        if actor.owner.must_change_password:
+            # As every API call of such an account: a password is to be changed first.
+            return _plain(403, password_change_required())
     if token is not None and not services.scopes_allow(token.scope_list, ["repository"], pushing):
         return _plain(403, "token does not have the required scope")
     try:
@@ -98,6 +107,8 @@ def smart_http(request, owner: str, repo: str, rest: str):
         if not repo_access.can_see:
             return _plain(404, "Not found")
         return _plain(403, "User permission denied")
+    if actor.public_only and found.private:
+        return _plain(403, "token scope is limited to public repos")
     if pushing and (found.is_archived or found.is_mirror):
         return _plain(
             403, "repo is archived" if found.is_archived else "mirror repository is read-only"

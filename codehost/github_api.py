@@ -8,10 +8,14 @@ the migration then classifies as it does git's.
 """
 
 import base64
+import http.client
 import json
+import socket
 import urllib.error
 import urllib.request
 from urllib.parse import quote, urlsplit
+
+from codehost.remote_address import InvalidCloneAddress, check_host_allowed
 
 RATE_LIMITED = "Remote visit addressed rate limitation."
 TWO_FACTOR_REQUIRED = "Remote visit required two factors authentication."
@@ -25,7 +29,48 @@ class RefuseRedirects(urllib.request.HTTPRedirectHandler):
         return None
 
 
-OPENER = urllib.request.build_opener(RefuseRedirects)
+def _pinned(connection_class, address):
+    """`connection_class` connecting to `address` whatever the host name resolves to by
+    then (TLS still verifies and sends the name)."""
+
+    class Pinned(connection_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if address is not None:
+                self._create_connection = lambda target, *rest, **options: socket.create_connection(
+                    (str(address), target[1]), *rest, **options
+                )
+
+    return Pinned
+
+
+class PinnedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, address):
+        super().__init__()
+        self.address = address
+
+    def http_open(self, req):
+        return self.do_open(_pinned(http.client.HTTPConnection, self.address), req)
+
+
+class PinnedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, address):
+        super().__init__()
+        self.address = address
+
+    def https_open(self, req):
+        connection = _pinned(http.client.HTTPSConnection, self.address)
+        return self.do_open(connection, req, context=self._context)
+
+
+def pinned_opener(url: str):
+    """An opener for `url` whose host the allow/block rules accept now, held to the first
+    address checked (DNS rebinding) and refusing redirects; InvalidCloneAddress otherwise."""
+    addresses = check_host_allowed(urlsplit(url).hostname or "")
+    address = addresses[0] if addresses else None
+    return urllib.request.build_opener(
+        RefuseRedirects, PinnedHTTPHandler(address), PinnedHTTPSHandler(address)
+    )
 
 
 class GitHubRefused(Exception):
@@ -61,7 +106,11 @@ def check_repository(clone_addr: str, *, username: str, password: str, timeout: 
         login = base64.b64encode(f"{username}:{password}".encode()).decode()
         request.add_header("Authorization", f"Basic {login}")
     try:
-        with OPENER.open(request, timeout=timeout):
+        opener = pinned_opener(url)
+    except InvalidCloneAddress as refused:
+        raise GitHubRefused(str(refused.detail), status=422) from None
+    try:
+        with opener.open(request, timeout=timeout):
             return
     except urllib.error.HTTPError as answer:
         raise refusal(url, answer) from None

@@ -26,6 +26,7 @@ from codehost import (
     credentials,
     git,
     github_api,
+    migration_limits,
     migration_notices,
     mirrors,
     names,
@@ -34,7 +35,15 @@ from codehost import (
 from codehost.access import Actor
 from codehost.errors import FILES_EXIST
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
-from codehost.remote_address import CloneSource, detect_service, parse_clone_address, scrub
+from codehost.remote_address import (
+    CloneSource,
+    InvalidCloneAddress,
+    PinnedRemote,
+    detect_service,
+    parse_clone_address,
+    pin_remote,
+    scrub,
+)
 from codehost.signals import ensure_user_owner
 
 logger = logging.getLogger(__name__)
@@ -198,6 +207,8 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
         units = {key: value for key, value in units.items() if key not in MIRROR_DROPPED_UNITS}
     try:
         with transaction.atomic():
+            # The caller's web thread waits on the task: capped per user and in all.
+            migration_limits.claim_waiting_slot(doer)
             # Serialises creations per owner so the limit check cannot be raced past.
             owner = Owner.objects.select_for_update().get(pk=owner.pk)
             check_creation_limit(doer, owner)
@@ -315,6 +326,14 @@ def run_migration(task_id: int) -> None:
     git.delete(staging)
     remote = credentials.RemoteCredentials()
     try:
+        # The address is checked again as it resolves now (the request's check was a
+        # moment ago, names may resolve elsewhere since) and git is held to what was checked.
+        pinned = pin_remote(task.clone_addr)
+    except InvalidCloneAddress as error:
+        logger.warning("migration %s refused: %s", task_id, error.detail)
+        fail_migration(task_id, 422, str(error.detail))
+        return
+    try:
         remote = credentials.decrypt(task.encrypted_credentials)
         if task.service == "github":
             github_api.check_repository(
@@ -329,9 +348,10 @@ def run_migration(task_id: int) -> None:
             timeout=settings.CODEHOST_MIGRATION_TIMEOUT,
             username=remote.username,
             password=remote.password,
+            pinned=pinned.config,
         )
         if task.options.get("wiki"):
-            clone_wiki(task, staging, remote)
+            clone_wiki(task, staging, remote, pinned)
         if not task.options.get("mirror"):
             git.remove_origin(staging)
     except (git.GitError, credentials.CredentialsUnreadable, github_api.GitHubRefused) as error:
@@ -351,11 +371,17 @@ def run_migration(task_id: int) -> None:
         fail_migration(task_id, 409, FILES_EXIST, remove_directory=False)
 
 
-def clone_wiki(task: MigrationTask, staging: Path, remote: credentials.RemoteCredentials):
+def clone_wiki(
+    task: MigrationTask,
+    staging: Path,
+    remote: credentials.RemoteCredentials,
+    pinned: PinnedRemote,
+):
     """The remote's wiki repository, when it has one; as in Gitea, a wiki that fails to
-    clone is only a warning, the code still migrates."""
+    clone is only a warning, the code still migrates. It lives on the same host: the same
+    pinned addresses."""
     timeout = settings.CODEHOST_MIGRATION_TIMEOUT
-    login = {"username": remote.username, "password": remote.password}
+    login = {"username": remote.username, "password": remote.password, "pinned": pinned.config}
     source = git.find_wiki_remote(task.clone_addr, timeout=timeout, **login)
     if source is None:
         return
@@ -394,7 +420,8 @@ def finish_migration(task: MigrationTask, staging: Path) -> None:
             pk=task.pk, status=MigrationTask.Status.RUNNING, repo__isnull=False
         ).update(status=MigrationTask.Status.SUCCEEDED, finished=now)
         if not succeeded:
-            git.delete(staging)
+            # Removing a whole clone is no work to hold the database's locks for.
+            transaction.on_commit(lambda: git.delete(staging))
             return
         try:
             git.move(staging, git.repo_path(repo.owner.name, repo.name))
@@ -437,7 +464,7 @@ def fail_migration(
         task.save(update_fields=["status", "error_status", "error", "finished"])
         transaction.on_commit(lambda: migration_notices.announce(task_id, task.status))
         repo = task.repo
-        git.delete(staging_path(task_id))
+        transaction.on_commit(lambda: git.delete(staging_path(task_id)))
         if repo is not None and repo.status == Repository.Status.BEING_MIGRATED:
             # A crash inside the worker's last transaction can leave the clone in place.
             services.delete_repo(repo, remove_directory=remove_directory)

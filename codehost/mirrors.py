@@ -17,7 +17,7 @@ from django.utils import timezone
 from codehost import credentials, git, services
 from codehost.errors import Unprocessable
 from codehost.models import Mirror, OpType, Repository
-from codehost.remote_address import scrub
+from codehost.remote_address import InvalidCloneAddress, pin_remote, scrub
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +149,9 @@ def run_sync(mirror_id: int) -> None:
     remote = credentials.RemoteCredentials()
     try:
         remote = credentials.decrypt(mirror.encrypted_credentials)
+        # Every sync checks the origin against the rules as they are and as its name
+        # resolves now; git then connects to the addresses checked.
+        pinned = pin_remote(git.origin_url(path))
         before = git.refs(path)
         git.fetch_mirror(
             path,
@@ -156,10 +159,11 @@ def run_sync(mirror_id: int) -> None:
             prune=mirror.enable_prune,
             username=remote.username,
             password=remote.password,
+            pinned=pinned.config,
         )
         after = git.refs(path)
-    except (git.GitError, credentials.CredentialsUnreadable) as error:
-        message = scrub(str(error), remote.secrets)
+    except (git.GitError, credentials.CredentialsUnreadable, InvalidCloneAddress) as error:
+        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
         logger.warning("mirror sync of repository %s failed: %s", repo.pk, message)
         now = timezone.now()
         Mirror.objects.filter(pk=mirror_id).update(
@@ -184,30 +188,33 @@ def sync_wiki(repo: Repository, path, remote: credentials.RemoteCredentials) -> 
             prune=True,
             username=remote.username,
             password=remote.password,
+            pinned=pin_remote(git.origin_url(wiki)).config,
         )
-    except git.GitError as error:
-        message = scrub(str(error), remote.secrets)
+    except (git.GitError, InvalidCloneAddress) as error:
+        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
         logger.warning("wiki sync of repository %s failed: %s", repo.pk, message)
 
 
-@transaction.atomic
 def finish_sync(mirror: Mirror, before: dict, after: dict, path) -> None:
-    now = timezone.now()
     repo = mirror.repo
-    Mirror.objects.filter(pk=mirror.pk).update(
-        sync_state=Mirror.SyncState.IDLE,
-        updated=now,
-        last_error="",
-        next_update=next_update_after(now, mirror.interval_seconds),
-    )
+    # Read from the repository before the transaction: no git inside one.
     branch = git.default_branch(path)
-    Repository.objects.filter(pk=repo.pk).update(
-        is_empty=not after,
-        size=git.size(path),
-        default_branch=branch or repo.default_branch,
-        updated_at=now,
-    )
-    record_ref_changes(repo, before, after)
+    size = git.size(path)
+    now = timezone.now()
+    with transaction.atomic():
+        Mirror.objects.filter(pk=mirror.pk).update(
+            sync_state=Mirror.SyncState.IDLE,
+            updated=now,
+            last_error="",
+            next_update=next_update_after(now, mirror.interval_seconds),
+        )
+        Repository.objects.filter(pk=repo.pk).update(
+            is_empty=not after,
+            size=size,
+            default_branch=branch or repo.default_branch,
+            updated_at=now,
+        )
+        record_ref_changes(repo, before, after)
 
 
 def record_ref_changes(repo: Repository, before: dict, after: dict) -> None:

@@ -194,7 +194,9 @@ class HostMatchList:
         )
 
 
-def check_host_allowed(host: str) -> None:
+def check_host_allowed(host: str) -> list:
+    """Refuse (InvalidCloneAddress) a host the allow/block rules refuse; the addresses it
+    resolves to now, every one of them checked."""
     allow = HostMatchList(settings.CODEHOST_MIGRATIONS_ALLOWED_DOMAINS)
     block = HostMatchList(settings.CODEHOST_MIGRATIONS_BLOCKED_DOMAINS)
     if allow.is_empty():
@@ -207,9 +209,54 @@ def check_host_allowed(host: str) -> None:
     if block.match_host_name(host) or any(block.match_ip(ip) for ip in addresses):
         raise InvalidCloneAddress.disallowed_host()
     if allow.match_host_name(host):
-        return
+        return addresses
     if not addresses or not all(allow.match_ip(ip) for ip in addresses):
         raise InvalidCloneAddress.disallowed_host()
+    return addresses
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443, "git": 9418}
+
+
+@dataclass(frozen=True)
+class PinnedRemote:
+    """A remote address checked just now, and the git configuration that makes git connect
+    to the very addresses checked, whatever the name resolves to a moment later (DNS
+    rebinding): curl's resolve list for http(s), a URL rewrite for git://."""
+
+    config: tuple[tuple[str, str], ...] = ()
+
+
+def pin_remote(url: str) -> PinnedRemote:
+    """Check `url` against the allow/block rules as they are now (InvalidCloneAddress when
+    refused) and pin its host name to the addresses checked. Local paths (admins' imports)
+    have no host and nothing to pin."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in NETWORK_SCHEMES:
+        return PinnedRemote()
+    try:
+        host, port = parts.hostname or "", parts.port or DEFAULT_PORTS[scheme]
+    except ValueError as error:
+        raise InvalidCloneAddress.url_error(url) from error
+    if not host:
+        raise InvalidCloneAddress.url_error(url)
+    addresses = check_host_allowed(host)
+    if not addresses or _is_ip_literal(host):
+        return PinnedRemote()
+    literals = [f"[{ip}]" if ip.version == 6 else str(ip) for ip in addresses]
+    if scheme == "git":
+        prefix = f"{scheme}://{parts.netloc}/"
+        return PinnedRemote(((f"url.git://{literals[0]}:{port}/.insteadOf", prefix),))
+    return PinnedRemote((("http.curloptResolve", f"{host}:{port}:{','.join(literals)}"),))
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def detect_service(service: str, source: CloneSource) -> str:

@@ -4,6 +4,7 @@ Functions take explicit arguments (the acting `Actor` first where it matters), r
 atomic blocks and raise the domain errors of codehost.errors with Gitea's statuses.
 """
 
+import contextlib
 import json
 import logging
 import secrets
@@ -553,7 +554,7 @@ def can_create_in_org(actor: Actor, org: Owner) -> bool:
 
 
 def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
-    """Create the record and the bare git repository; nothing is left behind on failure."""
+    """Create the record, then the bare git repository; nothing is left behind on failure."""
     names.check_repo_name(options.name)
     if options.auto_init and not options.readme:
         options.readme = "Default"
@@ -565,8 +566,6 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
     if Repository.objects.filter(owner=owner, lower_name=options.name.lower()).exists():
         raise Conflict(REPO_EXISTS)
     branch = options.default_branch or settings.CODEHOST_DEFAULT_BRANCH
-    path = git.repo_path(owner.name, options.name)
-    created_dir = False
     try:
         with transaction.atomic():
             repo = Repository.objects.create(
@@ -579,36 +578,64 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
                 num_watches=1,
             )
             _after_repo_created(repo, owner)
-            # The row is inserted first: a concurrent create of the same name blocks on the
-            # unique index and fails there, before touching the disk.
-            git.init_bare(path, branch)
-            created_dir = True
-            if options.auto_init:
-                files = repo_init.initial_files(
-                    repo_name=repo.name,
-                    description=repo.description,
-                    owner=owner.full_name or owner.name,
-                    readme=options.readme,
-                    gitignores=options.gitignores,
-                    license_name=options.license,
-                )
-                doer = actor.owner or owner
-                git.initial_commit(path, branch, files, (doer.name, _email_of(doer)))
-                repo.is_empty = False
-                repo.size = git.size(path)
-                repo.save(update_fields=["is_empty", "size"])
             if actor.owner is not None:
                 record_activity(actor.owner, OpType.CREATE_REPO, repo)
-    except BaseException as exc:
-        if created_dir:
-            git.delete(path)
-        if isinstance(exc, IntegrityError):
-            raise Conflict(REPO_EXISTS) from exc
-        if isinstance(exc, FileExistsError):
-            raise Conflict(FILES_EXIST) from exc
-        raise
+    except IntegrityError as exc:
+        raise Conflict(REPO_EXISTS) from exc
+    # Git runs after the commit, never holding the database's locks; the committed name
+    # keeps a second creation away from the directory meanwhile.
+    with _git_work_or_undo(repo) as path:
+        git.init_bare(path, branch)
+        if options.auto_init:
+            files = repo_init.initial_files(
+                repo_name=repo.name,
+                description=repo.description,
+                owner=owner.full_name or owner.name,
+                readme=options.readme,
+                gitignores=options.gitignores,
+                license_name=options.license,
+            )
+            doer = actor.owner or owner
+            git.initial_commit(path, branch, files, (doer.name, _email_of(doer)))
+            repo.is_empty = False
+            repo.size = git.size(path)
+            _save_found(repo, ["is_empty", "size"])
     logger.info("repository created: %s", repo.full_name)
     return repo
+
+
+class _RecordGone(Exception):
+    """The repository was deleted while its directory was being made."""
+
+
+@contextlib.contextmanager
+def _git_work_or_undo(repo: Repository):
+    """Around the git work that fills a just-committed repository record: on any failure
+    the record goes, and the directory too unless it was somebody else's (FILES_EXIST)."""
+    path = git.repo_path(repo.owner.name, repo.name)
+    try:
+        if path.exists():
+            raise FileExistsError(path)
+        yield path
+        if not Repository.objects.filter(pk=repo.pk).exists():
+            raise _RecordGone
+    except BaseException as exc:
+        theirs = isinstance(exc, FileExistsError)
+        if not theirs:
+            git.delete(path)
+        with contextlib.suppress(Repository.DoesNotExist):
+            delete_repo(Repository.objects.select_related("owner").get(pk=repo.pk),
+                        remove_directory=False)  # fmt: skip
+        if theirs:
+            raise Conflict(FILES_EXIST) from exc
+        if isinstance(exc, _RecordGone):
+            raise NotFound() from exc
+        raise
+
+
+def _save_found(repo: Repository, fields: list[str]) -> None:
+    if not Repository.objects.filter(pk=repo.pk).update(**{f: getattr(repo, f) for f in fields}):
+        raise _RecordGone
 
 
 def _email_of(owner: Owner) -> str:
@@ -872,6 +899,12 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
 
 
 def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repository:
+    # Gitea's reqRepoReader(unit.TypeCode): seeing the repository (an issues-only team,
+    # say) is not enough, a fork is a copy of the code.
+    if not repo_access(actor, source).can_read_code:
+        raise Forbidden(
+            "user should have specific read permission or be a repo admin or a site admin"
+        )
     names.check_repo_name(name)
     if owner.is_organization and not can_create_in_org(actor, owner):
         raise Forbidden("User is not allowed to create repositories in this organization.")
@@ -879,8 +912,6 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
         raise Conflict(REPO_EXISTS)
     if source.owner_id == owner.pk:
         raise Conflict(REPO_EXISTS)
-    path = git.repo_path(owner.name, name)
-    created_dir = False
     try:
         with transaction.atomic():
             repo = Repository.objects.create(
@@ -900,16 +931,14 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
             )
             _after_repo_created(repo, owner)
             Repository.objects.filter(pk=source.pk).update(num_forks=F("num_forks") + 1)
-            git.fork(git.repo_path(source.owner.name, source.name), path)
-            created_dir = True
-            repo.size = git.size(path)
-            repo.save(update_fields=["size"])
     except IntegrityError as exc:
         raise Conflict(REPO_EXISTS) from exc
-    except BaseException:
-        if created_dir:
-            git.delete(path)
-        raise
+    # The clone runs after the commit (a clone of a large repository must not hold the
+    # database's write lock); a failed clone takes the record back out.
+    with _git_work_or_undo(repo) as path:
+        git.fork(git.repo_path(source.owner.name, source.name), path)
+        repo.size = git.size(path)
+        _save_found(repo, ["size"])
     return repo
 
 

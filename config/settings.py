@@ -285,6 +285,10 @@ CODEHOST_MIRROR_TIMEOUT = env_int("CODEHOST_MIRROR_TIMEOUT", 300)
 CODEHOST_MIGRATION_WAIT_SECONDS = env_int(
     "CODEHOST_MIGRATION_WAIT_SECONDS", CODEHOST_MIGRATION_TIMEOUT + 60
 )
+# Migrations in flight (each holds a waiting web thread): beyond the first cap for one user
+# POST /repos/migrate answers 429, beyond the second in all 503 (0 = no cap).
+CODEHOST_MIGRATIONS_MAX_WAITING_PER_USER = env_int("CODEHOST_MIGRATIONS_MAX_WAITING_PER_USER", 3)
+CODEHOST_MIGRATIONS_MAX_WAITING = env_int("CODEHOST_MIGRATIONS_MAX_WAITING", 10)
 # Gitea [repository] DISABLE_MIGRATIONS and [mirror] ENABLED / DISABLE_NEW_PULL: migrations
 # refused (403); the mirror feature off (no new mirrors, mirror-sync 400, no periodic sync);
 # no new pull mirrors (403) while existing ones keep syncing.

@@ -46,6 +46,10 @@ def celery_worker(django_db_setup, django_db_blocker):
         "STOREFRONT_WEBHOOK_ALLOW_INSECURE": "true",
         "STOREFRONT_WEBHOOK_RETRY_SCHEDULE": "1,1,1",
         "STOREFRONT_WEBHOOK_TIMEOUT": "1",
+        # Code hosting re-checks remote addresses in the worker: loopback stand-ins are
+        # allowed there, and 127.0.0.2 stands for a refused address.
+        "CODEHOST_MIGRATIONS_ALLOW_LOCALNETWORKS": "true",
+        "CODEHOST_MIGRATIONS_BLOCKED_DOMAINS": "127.0.0.2",
     }
     log_path = Path(settings.DATA_DIR) / "celery-worker.log"
     log = log_path.open("wb")

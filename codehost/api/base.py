@@ -16,7 +16,7 @@ from codehost.api.exceptions import gitea_exception_handler
 from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
-from codehost.api.views.common import RepoRedirect, redirect_response
+from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
 from codehost.errors import BareForbidden, NotFound
 from codehost.models import Owner
 from config.parsers import StrictJSONParser
@@ -32,6 +32,12 @@ QUERY_TOKEN_WARNING = (
 )
 
 
+def password_change_required() -> str:
+    return (
+        f"You must change your password. Change it at: {settings.EXTERNAL_URL}/user/change_password"
+    )
+
+
 def refuse_password_change_pending(request) -> None:
     """Gitea answers every call of a user who must change their password with a bare 403."""
     if not request.user.is_authenticated:
@@ -41,10 +47,7 @@ def refuse_password_change_pending(request) -> None:
     except Owner.DoesNotExist:
         return
     if owner.must_change_password:
-        raise BareForbidden(
-            f"You must change your password. Change it at: {settings.EXTERNAL_URL}"
-            "/user/change_password"
-        )
+        raise BareForbidden(password_change_required())
 
 
 def act_as_sudo_user(request) -> None:
@@ -91,6 +94,10 @@ class GiteaViewMixin(ServiceViewMixin):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        # Path integers (<int:id>) have no upper bound in the URL pattern.
+        for name, value in kwargs.items():
+            if isinstance(value, int):
+                check_int64(name, value)
         refuse_password_change_pending(request)
         act_as_sudo_user(request)
         # Unsupported methods fall through to dispatch, which answers 405 (not 401).

@@ -36,8 +36,14 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         operation_id="repoMigrate",
         summary="Migrate a remote git repository",
         request=MigrateRepoOptionsSerializer,
-        # Error answers (401, 403, 409, 422...) are added by the service's schema class.
-        responses={201: RepositorySerializer, 500: GiteaErrorSerializer},
+        # Error answers (401, 403, 409, 422...) are added by the service's schema class;
+        # 429 and 503 (with Retry-After) are the caps on migrations in flight.
+        responses={
+            201: RepositorySerializer,
+            429: GiteaErrorSerializer,
+            500: GiteaErrorSerializer,
+            503: GiteaErrorSerializer,
+        },
     )
     def post(self, request):
         serializer = MigrateRepoOptionsSerializer(data=request.data)

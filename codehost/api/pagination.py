@@ -45,9 +45,13 @@ class GiteaPagination(HeaderPagination):
         if not values:
             return default
         try:
-            return int(values[-1])
+            number = int(values[-1])
         except ValueError as exc:
             raise Unprocessable(f"[{name}]: must be an integer") from exc
+        # Gitea parses paging as int64: beyond it is an error, not the last page.
+        if not -(2**63) <= number < 2**63:
+            raise Unprocessable(f"[{name}]: value out of range")
+        return number
 
     def _link(self, page: int, rel: str) -> str:
         query = urlencode(sorted(self.page_query(page).items()), doseq=True)

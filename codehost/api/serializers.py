@@ -62,7 +62,20 @@ class StrictBooleanField(serializers.BooleanField):
         self.fail("invalid", input=data)
 
 
+GIT_BRANCH_NAME = (
+    r"^(?![-./])(?!.*(?:\.\.|//|@\{|/\.|\.lock/))(?!.*(?:[/.]|\.lock)$)"
+    r"[^\s~^:?*\[\\\x00-\x1f\x7f]+$"
+)
+
+
 class StrictIntegerField(serializers.IntegerField):
+    """An integer in Gitea's int64 range (its Go fields are int64)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", -(2**63))
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(**kwargs)
+
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int | str):
             self.fail("invalid")
@@ -646,9 +659,10 @@ class CreateRepoOptionSerializer(serializers.Serializer):
     gitignores = StrictCharField(required=False, allow_blank=True, allow_null=True)
     license = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=100)
     readme = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=255)
-    default_branch = StrictRegexField(
-        r"^[^\s~^:?*\[\\]+$", required=False, allow_blank=True, max_length=100
-    )
+    # Gitea's GitRefName: what `git check-ref-format --branch` accepts, so git init never
+    # refuses it after the record exists.
+    default_branch = StrictRegexField(GIT_BRANCH_NAME, required=False, allow_blank=True,
+                                      max_length=100)  # fmt: skip
     trust_model = serializers.ChoiceField(
         choices=["", "default", "collaborator", "committer", "collaboratorcommitter"],
         required=False,

@@ -36,14 +36,26 @@ def query_bool(request, name: str, default: bool | None = False) -> bool | None:
     raise Unprocessable(f"[{name}]: must be a boolean")
 
 
+# Gitea's integer parameters are int64: anything beyond is refused, never sent to the
+# database (where it overflows, or matches nothing by accident).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def check_int64(name: str, value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise Unprocessable(f"[{name}]: value out of range")
+    return value
+
+
 def query_int(request, name: str) -> int:
     value = request.query_params.get(name)
     if value is None:
         return 0
     try:
-        return int(value)
+        number = int(value)
     except ValueError as exc:
         raise Unprocessable(f"[{name}]: must be an integer") from exc
+    return check_int64(name, number)
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:

@@ -30,6 +30,7 @@ from codehost.api.views.common import (
     render_repos,
     render_team,
     render_user,
+    require_public_repo,
     search_response,
     visible_org,
 )
@@ -220,12 +221,20 @@ class TeamReposView(TeamViewMixin, APIView):
         return self.paginator.get_paginated_response(data)
 
 
+def team_repo(actor: access.Actor, team, name: str) -> Repository:
+    """The team's organization's repository; a `public-only` token may not link, unlink
+    or read a private one here either (the team routes load it themselves)."""
+    found = services.find_team_repo(team, name)
+    require_public_repo(actor, found)
+    return found
+
+
 class TeamRepoView(TeamViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
     def get(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        found = services.find_team_repo(team, repo)
+        found = team_repo(self.actor, team, repo)
         if not found.team_links.filter(team=team).exists():
             raise NotFound()
         found = Repository.objects.select_related(*REPO_RELATED).get(pk=found.pk)
@@ -236,14 +245,14 @@ class TeamRepoView(TeamViewMixin, APIView):
     def put(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        services.add_team_repo(team, services.find_team_repo(team, repo), self.actor)
+        services.add_team_repo(team, team_repo(self.actor, team, repo), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamRepository", responses={204: None})
     def delete(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        services.remove_team_repo(team, services.find_team_repo(team, repo), self.actor)
+        services.remove_team_repo(team, team_repo(self.actor, team, repo), self.actor)
         return Response(status=204)
 
 

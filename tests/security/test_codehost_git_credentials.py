@@ -1,0 +1,103 @@
+"""Git over smart HTTP applies the API's rules for the same credential: token scopes, the
+`public-only` token, an account that must change its password. Real git CLI and raw HTTP
+against a live server."""
+
+import pytest
+import requests
+from django.conf import settings
+
+from codehost import git as codehost_git
+from codehost import services
+from codehost.access import Actor
+from codehost.models import Owner
+from tests.security.codehost_support import basic, git, git_url, owner, token
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def codehost_git_root(settings, tmp_path):
+    settings.CODEHOST_GIT_ROOT = tmp_path / "git"
+
+
+@pytest.fixture
+def alice():
+    alice = owner("alice")
+    for name, private in (("open", False), ("closed", True)):
+        options = services.RepoOptions(name=name, private=private, auto_init=True)
+        services.create_repo(Actor(owner=alice), alice, options)
+    return alice
+
+
+def refs_answer(live_server, path: str, auth: str, service: str = "git-upload-pack"):
+    return requests.get(f"{live_server.url}/{path}/info/refs", params={"service": service},
+                        headers={"Authorization": auth}, timeout=30)  # fmt: skip
+
+
+def push_new_branch(tmp_path, address: str, branch: str):
+    work = tmp_path / f"work-{branch}"
+    work.mkdir()
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    git("init", "-q", "-b", "main", cwd=work, home=home)
+    (work / "f.txt").write_text(branch)
+    git("add", "f.txt", cwd=work, home=home)
+    git("commit", "-q", "-m", branch, cwd=work, home=home)
+    return git("push", "-q", address, f"HEAD:refs/heads/{branch}", cwd=work, home=home,
+               check=False)  # fmt: skip
+
+
+def clone(tmp_path, address: str, name: str):
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return git("clone", "-q", address, str(tmp_path / name), home=home, check=False)
+
+
+def test_a_public_only_token_reaches_public_repositories_only(live_server, alice, tmp_path):
+    raw = token(alice, ["public-only", "write:repository"])
+    assert (
+        clone(tmp_path, git_url(live_server, "alice/open.git", "alice", raw), "a").returncode == 0
+    )
+    assert push_new_branch(tmp_path, git_url(live_server, "alice/open.git", "alice", raw),
+                           "public").returncode == 0  # fmt: skip
+    refused = clone(tmp_path, git_url(live_server, "alice/closed.git", "alice", raw), "b")
+    assert refused.returncode != 0 and "403" in refused.stderr
+    pushed = push_new_branch(tmp_path, git_url(live_server, "alice/closed.git", "alice", raw),
+                             "private")  # fmt: skip
+    assert pushed.returncode != 0
+    assert "refs/heads/private" not in codehost_git.refs(codehost_git.repo_path("alice", "closed"))
+    answer = refs_answer(live_server, "alice/closed.git", basic("alice", raw))
+    assert (answer.status_code, answer.text) == (403, "token scope is limited to public repos\n")
+    # The owner's password still reaches both.
+    assert refs_answer(live_server, "alice/closed.git", basic("alice")).status_code == 200
+
+
+def test_an_account_that_must_change_its_password_is_refused_git(live_server, alice, tmp_path):
+    Owner.objects.filter(pk=alice.pk).update(must_change_password=True)
+    refused = clone(tmp_path, git_url(live_server, "alice/closed.git", "alice", "password"), "c")
+    assert refused.returncode != 0 and "403" in refused.stderr
+    # git sends credentials only when challenged (a public repository never challenges);
+    # when it does send them, they are refused there too.
+    answer = refs_answer(live_server, "alice/open.git", basic("alice"))
+    assert answer.status_code == 403
+    assert answer.text == (
+        f"You must change your password. Change it at: {settings.EXTERNAL_URL}"
+        "/user/change_password\n"
+    )
+    # Its tokens are refused alike, as on the API.
+    raw = token(alice, ["write:repository"])
+    assert refs_answer(live_server, "alice/open.git", basic("alice", raw)).status_code == 403
+    # Anonymous cloning of the public repository is unaffected.
+    assert clone(tmp_path, git_url(live_server, "alice/open.git"), "anon").returncode == 0
+
+
+def test_a_read_only_token_clones_but_cannot_push(live_server, alice, tmp_path):
+    raw = token(alice, ["read:repository"])
+    assert (
+        clone(tmp_path, git_url(live_server, "alice/closed.git", "alice", raw), "c").returncode == 0
+    )
+    pushed = push_new_branch(tmp_path, git_url(live_server, "alice/closed.git", "alice", raw),
+                             "nope")  # fmt: skip
+    assert pushed.returncode != 0 and "403" in pushed.stderr
+    answer = refs_answer(live_server, "alice/closed.git", basic("alice", raw), "git-receive-pack")
+    assert (answer.status_code, answer.text) == (403, "token does not have the required scope\n")
