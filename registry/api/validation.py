@@ -2,10 +2,11 @@
 Harbor handler runs.
 
 The schema is `harbor-v2.0-swagger.yaml` beside this module: goharbor/harbor's
-`api/v2.0/swagger.yaml` at v2.16.0 (commit c50c7ddd6e), copied verbatim (Apache-2.0). A request is matched to its Harbor operation by the route it resolved to (our
-routes use Harbor's path templates and parameter names), so every operation we serve is
-checked against the constraints Harbor declares for it: parameter types (int64 range
-included), `required`, `maximum`/`minimum`, `maxLength`/`minLength`, `enum`, `pattern`,
+`api/v2.0/swagger.yaml` at v2.16.0 (commit c50c7ddd6e), copied verbatim (Apache-2.0).
+A request is matched to its Harbor operation by the route it resolved to (our routes use
+Harbor's path templates and parameter names), so every operation we serve is checked
+against the constraints Harbor declares for it: parameter types (int64 range included),
+`required`, `maximum`/`minimum`, `maxLength`/`minLength`, `enum`, `pattern`,
 and the body's JSON types and property constraints.
 
 A failure is 422 `UNPROCESSABLE_ENTITY` with go-openapi's text: "validation failure list:"
