@@ -34,6 +34,9 @@ API_PREFIX = "api/v2.0/"
 TRUE_WORDS = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "enabled")
 FALSE_WORDS = ("false", "0", "no", "n", "off", "deselected", "unchecked", "disabled")
 
+# strfmt.DateTime's layouts: RFC 3339, fractions and the zone optional.
+DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
+
 INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
@@ -79,6 +82,7 @@ def model_name(node: dict) -> str | None:
     return ref.rsplit("/", 1)[-1] if ref.startswith("#/definitions/") else None
 
 
+@cache
 def template(route: str) -> str:
     """Harbor's path template for one of our routes, with or without the API prefix:
     `api/v2.0/users/<id:user_id>` and `^projects/(?P<project_name_or_id>[^/]+)/metadatas/?$`
@@ -181,6 +185,8 @@ def convert(raw: str, spec: dict):
             return float(raw)
         except ValueError:
             return None
+    if spec.get("format") == "date-time" and not DATE_TIME.fullmatch(raw):
+        return None
     return raw
 
 
@@ -249,6 +255,9 @@ def unmarshal_error(value, spec: dict, path: list[str], model: str | None) -> st
         low, high = INT_RANGES[go_type(node)]
         if not (isinstance(value, int) and low <= value <= high):
             fits, shown = False, f"number {value}"
+    if fits and node.get("format") == "date-time" and not DATE_TIME.fullmatch(value):
+        # strfmt.DateTime's own error (Go names the layout and the element it tripped on).
+        return f'parsing time "{value}": not an RFC 3339 date-time'
     if not fits:
         where = f"Go struct field {model}.{'.'.join(path)}" if path and model else "Go value"
         return f"json: cannot unmarshal {shown} into {where} of type {go_type(spec)}"

@@ -385,3 +385,19 @@ def test_a_value_outside_an_enum_is_422(admin_client):
     problem = validation.check_value("type", "body", "Yearly", schedule)
     assert problem == f"type in body should be one of [{' '.join(schedule['enum'])}]"
     assert validation.check_value("type", "body", "Daily", schedule) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "param", "model", "prop", "spec", "wrong"),
+    body_cases(lambda prop, spec: "yesterday" if spec.get("format") == "date-time" else None),
+)
+def test_body_member_not_in_its_format_is_422(
+    admin_client, path, method, param, model, prop, spec, wrong
+):
+    response = call(admin_client, method, path, body={prop: wrong})
+    reason = 'parsing time "yesterday": not an RFC 3339 date-time'
+    assert_422(
+        response, f'{LIST}parsing {param["name"]} body from "" failed, because {reason}', method
+    )
+    fine = call(admin_client, method, path, body={prop: "2024-03-18T05:32:51.436Z"})
+    assert fine.status_code != 422 or "parsing time" not in fine.content.decode()
