@@ -109,8 +109,8 @@ def operation(route: str, method: str) -> dict | None:
 
 
 @cache
-def served_templates() -> frozenset[str]:
-    """The templates of the Harbor operations our registry API routes serve."""
+def served() -> dict[str, frozenset[str]]:
+    """The Harbor path templates our registry API routes serve, with the methods served."""
     from registry.api import urls  # the routes import the views, which import this module
 
     def routes(patterns, prefix=""):
@@ -118,9 +118,20 @@ def served_templates() -> frozenset[str]:
             if hasattr(pattern, "url_patterns"):
                 yield from routes(pattern.url_patterns, prefix + str(pattern.pattern))
             else:
-                yield prefix + str(pattern.pattern)
+                view = getattr(pattern.callback, "view_class", None)
+                yield prefix + str(pattern.pattern), view
 
-    return frozenset(t for t in map(template, routes(urls.urlpatterns)) if t in operations())
+    found = {}
+    for route, view in routes(urls.urlpatterns):
+        known = template(route)
+        if known in operations() and view is not None:
+            methods = {m for m in operations()[known] if hasattr(view, m)}
+            found[known] = frozenset(methods | ({"head"} if hasattr(view, "get") else set()))
+    return found
+
+
+def served_templates() -> frozenset[str]:
+    return frozenset(served())
 
 
 def path_operation(path: str, method: str) -> tuple[dict, dict] | None:
@@ -128,7 +139,7 @@ def path_operation(path: str, method: str) -> tuple[dict, dict] | None:
     parameter's place (our routes only take int64-looking ids), and the segments."""
     for known, pattern in segment_patterns():
         match = pattern.fullmatch(path.strip("/"))
-        found = match and operation(known, method)
+        found = match and method.lower() in served()[known] and operation(known, method)
         if found:
             return found, match.groupdict()
     return None

@@ -32,10 +32,11 @@ def resolve(node):
 
 
 def served():
+    """(template, method, Harbor operation) for each method our routes serve."""
     paths = {path.strip("/"): item for path, item in SCHEMA["paths"].items()}
-    for path in sorted(validation.served_templates()):
+    for path, methods in sorted(validation.served().items()):
         for method, op in paths[path].items():
-            if method != "parameters":
+            if method in methods:
                 yield path, method, op
 
 
@@ -120,7 +121,7 @@ def send_parameter(client, path, method, param, raw):
 def test_the_served_operations_are_found_in_harbors_schema():
     ids = {op["operationId"] for _, _, op in OPERATIONS}
     assert {"listProjects", "createProject", "headProject", "getUser", "pingLdap"} <= ids
-    assert len(ids) >= 60
+    assert len(ids) >= 59
 
 
 @pytest.mark.parametrize(("path", "method", "param"), parameters("integer"))
@@ -401,3 +402,10 @@ def test_body_member_not_in_its_format_is_422(
     )
     fine = call(admin_client, method, path, body={prop: "2024-03-18T05:32:51.436Z"})
     assert fine.status_code != 422 or "parsing time" not in fine.content.decode()
+
+
+def test_a_method_the_route_does_not_serve_is_405_before_validation(admin_client):
+    # Harbor's copyArtifact (POST .../artifacts, `from` required) is not served here.
+    response = admin_client.post("/api/v2.0/projects/p/repositories/r/artifacts")
+    assert response.status_code == 405
+    assert response.json()["errors"][0]["code"] == "METHOD_NOT_ALLOWED"
