@@ -42,9 +42,8 @@ class HarborViewMixin(ServiceViewMixin):
         super().initial(request, *args, **kwargs)
         # Harbor's schema is enforced before any handler (go-swagger binds first): a
         # request that breaks it is 422 whoever asks, before 401/403/404.
-        if request.method.lower() not in self.http_method_names or not hasattr(
-            self, request.method.lower()
-        ):
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
             return  # 405 comes first for a method this route does not serve
         route = request.resolver_match.route if request.resolver_match else ""
         op, values = validation.operation(route, request.method), kwargs
