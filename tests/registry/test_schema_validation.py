@@ -67,7 +67,7 @@ def go_int(spec) -> str:
 
 
 def parameters(kind=None, where=None):
-    """(operation id, path, method, parameter) for every parameter of the served operations."""
+    """(path, method, parameter) of every non-body parameter of the served operations."""
     cases = []
     for path, method, op in OPERATIONS:
         for param in map(resolve, op.get("parameters", [])):

@@ -102,7 +102,8 @@ def wsgi(method: str, path: str, headers: dict) -> tuple[int, dict, bytes]:
     return started["status"], started["headers"], body
 
 
-def compare(store_id: int, route: str, values: dict, headers: dict, query: str = "") -> int:
+def compare(store_id: int, route: str, values: dict, headers: dict, query: str = ""):
+    """GET then HEAD of one URL: the same status and headers, no body; (status, headers)."""
     path = f"/v1/{store_id}/{path_for(route, values)}{query}"
     headers = {"User-Agent": USER_AGENT, "X-Request-Id": "head-check", **headers}
     get_status, get_headers, get_body = wsgi("GET", path, headers)
@@ -115,7 +116,7 @@ def compare(store_id: int, route: str, values: dict, headers: dict, query: str =
         head_headers.pop("Content-Length")
         get_headers.pop("Content-Length")
     assert (head_status, head_headers) == (get_status, get_headers), path
-    return get_status
+    return head_status, head_headers
 
 
 def test_every_route_is_enumerated():
@@ -127,20 +128,10 @@ def test_every_route_is_enumerated():
 def test_head_matches_get_on_a_found_resource(world, route):
     bearer = {"Authentication": f"bearer {world['token']}"}
     store_id = world["values"]["store_id"]
-    status = compare(store_id, route, world["values"], bearer, "?per_page=1")
+    status, headers = compare(store_id, route, world["values"], bearer, "?per_page=1")
     assert status in (200, 405)
-    if status == 200:
-        _, headers, body = wsgi(
-            "GET",
-            f"/v1/{store_id}/{path_for(route, world['values'])}",
-            {
-                **bearer,
-                "User-Agent": USER_AGENT,
-            },
-        )
-        assert headers["Content-Type"] == "application/json"
-        assert body
-        assert {"X-Main-Language", "X-Rate-Limit-Limit", "X-Rate-Limit-Remaining"} <= set(headers)
+    assert headers["Content-Type"] == "application/json"
+    assert {"X-Main-Language", "X-Rate-Limit-Limit", "X-Rate-Limit-Remaining"} <= set(headers)
 
 
 def test_head_of_a_list_keeps_total_and_link(world):
@@ -161,14 +152,14 @@ def test_head_matches_get_on_a_missing_resource(world, route):
     values["store_id"] = world["values"]["store_id"]
     values["sku"] = "no-such-sku"
     bearer = {"Authentication": f"bearer {world['token']}"}
-    status = compare(values["store_id"], route, values, bearer)
+    status, _ = compare(values["store_id"], route, values, bearer)
     if "<" in route:
         assert status in (404, 405)
 
 
 @pytest.mark.parametrize("route", ROUTES)
 def test_head_matches_get_without_a_valid_token(world, route):
-    status = compare(
+    status, _ = compare(
         world["values"]["store_id"], route, world["values"], {"Authentication": "bearer nope"}
     )
     assert status == 401
@@ -180,7 +171,7 @@ def test_head_matches_get_when_suspended(world, route):
     installation.suspended_at = timezone.now()
     installation.save()
     bearer = {"Authentication": f"bearer {world['token']}"}
-    status = compare(world["values"]["store_id"], route, world["values"], bearer)
+    status, _ = compare(world["values"]["store_id"], route, world["values"], bearer)
     assert status == 402
 
 
@@ -188,7 +179,7 @@ def test_head_matches_get_when_suspended(world, route):
 def test_head_matches_get_without_the_scope(world, route):
     bare = InstallationFactory(store=world["installation"].store, scopes="")
     bearer = {"Authentication": f"bearer {issue_token(bare)}"}
-    status = compare(world["values"]["store_id"], route, world["values"], bearer)
+    status, _ = compare(world["values"]["store_id"], route, world["values"], bearer)
     # The store and webhooks need no scope (the other app's webhook is then a 404).
     assert (status == 403) == route.startswith(("products", "categories", "scripts"))
 
@@ -197,5 +188,5 @@ def test_head_matches_get_without_the_scope(world, route):
 def test_head_matches_get_when_rate_limited(world, route, settings):
     settings.STOREFRONT_RATE_LIMIT_SIZE = 0
     bearer = {"Authentication": f"bearer {world['token']}"}
-    status = compare(world["values"]["store_id"], route, world["values"], bearer)
+    status, _ = compare(world["values"]["store_id"], route, world["values"], bearer)
     assert status == 429
