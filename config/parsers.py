@@ -12,6 +12,10 @@ def _has_nul(value) -> bool:
     return False
 
 
+class NulInJSON(ParseError):
+    """Well-formed JSON refused by our rule (services answer it as their own bad request)."""
+
+
 class StrictJSONParser(JSONParser):
     """JSON whose strings hold no NUL character: PostgreSQL text cannot store one, so such a
     body is refused as malformed instead of failing in the database."""
@@ -19,5 +23,5 @@ class StrictJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         data = super().parse(stream, media_type, parser_context)
         if _has_nul(data):
-            raise ParseError("JSON parse error - strings must not contain NUL characters")
+            raise NulInJSON("JSON parse error - strings must not contain NUL characters")
         return data

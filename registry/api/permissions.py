@@ -3,10 +3,12 @@
 from urllib.parse import unquote
 
 from registry import access
+from registry.api.validation import TRUE_WORDS
 from registry.errors import Forbidden, NotFound, Unauthorized
 from registry.models import Project
 
-TRUE_HEADER = ("true", "1", "t")
+# go-swagger reads the header with swag.ConvertBool.
+TRUE_HEADER = TRUE_WORDS
 
 
 def require_login(request) -> None:

@@ -10,7 +10,16 @@ from registry.services import BOOL_METADATA
 
 
 class HarborAutoSchema(AutoSchema):
-    """Response records list no required keys: go-swagger omits zero values (harbor.md §1)."""
+    """Response records list no required keys: go-swagger omits zero values (harbor.md §1).
+    Optional query parameters admit an empty value, as go-swagger's binding does."""
+
+    def _get_parameters(self):
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            # go-swagger lets an empty optional query value through (the default applies).
+            if parameter["in"] == "query" and not parameter.get("required"):
+                parameter["allowEmptyValue"] = True
+        return parameters
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)

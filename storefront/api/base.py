@@ -74,7 +74,10 @@ class TiendanubeViewMixin(ServiceViewMixin):
         if 200 <= response.status_code < 300 and "fields" in request.query_params:
             response.data = trim_fields(response.data, request.query_params["fields"])
         if request.method == "HEAD":
-            response.data = None
+            # HEAD answers GET's status and headers, Content-Type and Content-Length
+            # included, and no body (RFC 9110 section 9.3.2): GET's body is rendered for
+            # its length, then dropped.
+            response.add_post_render_callback(_drop_body)
         return response
 
     def _main_language(self, store_id) -> str | None:
@@ -84,6 +87,11 @@ class TiendanubeViewMixin(ServiceViewMixin):
         if not isinstance(store_id, int) or store_id > MAX_ID:
             return None
         return Store.objects.filter(pk=store_id).values_list("main_language", flat=True).first()
+
+
+def _drop_body(response) -> None:
+    response["Content-Length"] = str(len(response.content))
+    response.content = b""
 
 
 def _has_body(request) -> bool:

@@ -41,6 +41,8 @@ def relative_to(resource: str, scope: str) -> str | None:
 
 
 class CurrentUserPermissionsView(HarborViewMixin, APIView):
+    pagination_class = None  # Harbor's operation has no paging parameters
+
     @extend_schema(
         operation_id="getCurrentUserPermissions",
         parameters=[schema.query("scope"), schema.query("relative", OpenApiTypes.BOOL)],

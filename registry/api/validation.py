@@ -1,0 +1,376 @@
+"""Request validation from Harbor's published schema, as go-swagger does it before any
+Harbor handler runs.
+
+The schema is `harbor-v2.0-swagger.yaml` beside this module: goharbor/harbor's
+`api/v2.0/swagger.yaml` at v2.16.0 (commit c50c7ddd6e), copied verbatim (Apache-2.0).
+A request is matched to its Harbor operation by the route it resolved to (our routes use
+Harbor's path templates and parameter names), so every operation we serve is checked
+against the constraints Harbor declares for it: parameter types (int64 range included),
+`required`, `maximum`/`minimum`, `maxLength`/`minLength`, `enum`, `pattern`,
+and the body's JSON types and property constraints.
+
+A failure is 422 `UNPROCESSABLE_ENTITY` with go-openapi's text: "validation failure list:"
+then one line per failing parameter, in the schema's order. A body adds one more
+"validation failure list:" level per model, as go-swagger's generated `Validate` methods
+nest their composite errors. Rules Harbor's handlers check (project name syntax, role ids,
+e-mail...) stay with our services, which answer 400 as those handlers do.
+"""
+
+import re
+from functools import cache
+from pathlib import Path
+
+import yaml
+from rest_framework.exceptions import ParseError
+
+from config.parsers import NulInJSON
+from registry.errors import UnprocessableEntity
+
+SCHEMA_FILE = Path(__file__).with_name("harbor-v2.0-swagger.yaml")
+LIST_HEADER = "validation failure list"
+API_PREFIX = "api/v2.0/"
+
+# swag.ConvertBool, which go-swagger uses for boolean parameters.
+TRUE_WORDS = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "enabled")
+FALSE_WORDS = ("false", "0", "no", "n", "off", "deselected", "unchecked", "disabled")
+
+# strfmt.DateTime's layouts: RFC 3339, fractions and the zone optional.
+DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
+
+INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+
+
+class Failures(list):
+    """go-openapi's CompositeError: messages and nested composites, printed one a line."""
+
+    def render(self) -> str:
+        lines = [f"{LIST_HEADER}:"]
+        for item in self:
+            lines.append(item.render() if isinstance(item, Failures) else item)
+        return "\n".join(lines)
+
+
+# --- the schema -------------------------------------------------------------------------------
+
+
+@cache
+def harbor_schema() -> dict:
+    with SCHEMA_FILE.open("rb") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def resolve(node: dict) -> dict:
+    while "$ref" in node:
+        target = harbor_schema()
+        for part in node["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def model_name(node: dict) -> str | None:
+    ref = node.get("$ref", "")
+    return ref.rsplit("/", 1)[-1] if ref.startswith("#/definitions/") else None
+
+
+@cache
+def template(route: str) -> str:
+    """Harbor's path template for one of our routes, with or without the API prefix:
+    `api/v2.0/users/<id:user_id>` and `^projects/(?P<project_name_or_id>[^/]+)/metadatas/?$`
+    become `users/{user_id}` and `projects/{project_name_or_id}/metadatas`."""
+    route = re.sub(r"\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)", r"{\1}", route)
+    route = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+    route = route.replace("^", "").replace("$", "").removeprefix(API_PREFIX)
+    return route.removesuffix("/?").strip("/")
+
+
+@cache
+def operations() -> dict[str, dict]:
+    """Harbor's operations keyed by path template (no slashes at the ends), then method."""
+    return {
+        path.strip("/"): {method: op for method, op in item.items() if method != "parameters"}
+        for path, item in harbor_schema()["paths"].items()
+    }
+
+
+def operation(route: str, method: str) -> dict | None:
+    methods = operations().get(template(route), {})
+    method = method.lower()
+    return methods.get(method) or (methods.get("get") if method == "head" else None)
+
+
+@cache
+def served() -> dict[str, frozenset[str]]:
+    """The Harbor path templates our registry API routes serve, with the methods served."""
+    from registry.api import urls  # the routes import the views, which import this module
+
+    def routes(patterns, prefix=""):
+        for pattern in patterns:
+            if hasattr(pattern, "url_patterns"):
+                yield from routes(pattern.url_patterns, prefix + str(pattern.pattern))
+            else:
+                view = getattr(pattern.callback, "view_class", None)
+                yield prefix + str(pattern.pattern), view
+
+    found = {}
+    for route, view in routes(urls.urlpatterns):
+        known = template(route)
+        if known in operations() and view is not None:
+            methods = {m for m in operations()[known] if hasattr(view, m)}
+            found[known] = frozenset(methods | ({"head"} if hasattr(view, "get") else set()))
+    return found
+
+
+def served_templates() -> frozenset[str]:
+    return frozenset(served())
+
+
+def path_operation(path: str, method: str) -> tuple[dict, dict] | None:
+    """The served Harbor operation whose template `path` fits with any segment in a
+    parameter's place (our routes only take int64-looking ids), and the segments."""
+    for known, pattern in segment_patterns():
+        match = pattern.fullmatch(path.strip("/"))
+        found = match and method.lower() in served()[known] and operation(known, method)
+        if found:
+            return found, match.groupdict()
+    return None
+
+
+@cache
+def segment_patterns() -> tuple:
+    return tuple(
+        (known, re.compile(re.sub(r"\\{(\w+)\\}", r"(?P<\1>[^/]+)", re.escape(known))))
+        for known in sorted(served_templates())
+    )
+
+
+# --- parameters -------------------------------------------------------------------------------
+
+
+def go_type(spec: dict) -> str:
+    """The Go type go-swagger generates for a schema (named in its type errors)."""
+    name = model_name(spec)
+    spec = resolve(spec)
+    kind, fmt = spec.get("type"), spec.get("format")
+    if kind == "integer":
+        return fmt if fmt in INT_RANGES else "int64"
+    if kind == "number":
+        return "float32" if fmt == "float" else "float64"
+    if kind == "boolean":
+        return "bool"
+    if kind == "string":
+        return "strfmt.DateTime" if fmt == "date-time" else "string"
+    if kind == "array":
+        item = spec.get("items", {})
+        return "[]" + ("*" if model_name(item) else "") + go_type(item)
+    if name:
+        return f"models.{name}"
+    extra = spec.get("additionalProperties")
+    return f"map[string]{go_type(extra)}" if isinstance(extra, dict) else "interface {}"
+
+
+def convert(raw: str, spec: dict):
+    """`raw` as the parameter's type, or None when it is not of that type."""
+    kind = spec.get("type")
+    if kind == "boolean":
+        word = raw.lower()
+        return True if word in TRUE_WORDS else False if word in FALSE_WORDS else None
+    if kind == "integer":
+        low, high = INT_RANGES[go_type(spec)]
+        try:
+            value = int(raw, 10)
+        except ValueError:
+            return None
+        return value if low <= value <= high else None
+    if kind == "number":
+        try:
+            return float(raw)
+        except ValueError:
+            return None
+    if spec.get("format") == "date-time" and not DATE_TIME.fullmatch(raw):
+        return None
+    return raw
+
+
+def check_value(name: str, where: str, value, spec: dict) -> str | None:
+    """go-openapi's validate package on one typed value: its first failing rule."""
+    if "enum" in spec and value not in spec["enum"]:
+        return f"{name} in {where} should be one of [{' '.join(map(str, spec['enum']))}]"
+    if isinstance(value, str):
+        if "maxLength" in spec and len(value) > spec["maxLength"]:
+            return f"{name} in {where} should be at most {spec['maxLength']} chars long"
+        if "minLength" in spec and len(value) < spec["minLength"]:
+            return f"{name} in {where} should be at least {spec['minLength']} chars long"
+        if "pattern" in spec and not re.search(spec["pattern"], value):
+            return f"{name} in {where} should match '{spec['pattern']}'"
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if "maximum" in spec:
+            exclusive = spec.get("exclusiveMaximum")
+            if value > spec["maximum"] or (exclusive and value == spec["maximum"]):
+                relation = "less than" if exclusive else "less than or equal to"
+                return f"{name} in {where} should be {relation} {spec['maximum']}"
+        if "minimum" in spec:
+            exclusive = spec.get("exclusiveMinimum")
+            if value < spec["minimum"] or (exclusive and value == spec["minimum"]):
+                relation = "greater than" if exclusive else "greater than or equal to"
+                return f"{name} in {where} should be {relation} {spec['minimum']}"
+    return None
+
+
+def check_parameter(spec: dict, raw: str | None) -> str | None:
+    name, where = spec["name"], spec["in"]
+    if raw is None or (raw == "" and where != "path"):
+        # go-swagger: an absent or empty value passes every rule but `required`.
+        return f"{name} in {where} is required" if spec.get("required") else None
+    value = convert(raw, spec)
+    if value is None:
+        return f'{name} in {where} must be of type {go_type(spec)}: "{raw}"'
+    return check_value(name, where, value, spec)
+
+
+# --- bodies -------------------------------------------------------------------------------------
+
+JSON_KINDS = ((bool, "bool"), (str, "string"), (int | float, "number"), (list, "array"))
+
+
+def json_kind(value) -> str:
+    return next((kind for types, kind in JSON_KINDS if isinstance(value, types)), "object")
+
+
+def unmarshal_error(value, spec: dict, path: list[str], model: str | None) -> str | None:
+    """What Go's encoding/json says of the first value whose JSON type does not fit its
+    Go field (go-swagger binds the body before validating it)."""
+    node = resolve(spec)
+    kind = node.get("type", "object" if "properties" in node else None)
+    if value is None or kind is None:
+        return None
+    fits = {
+        "boolean": isinstance(value, bool),
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int | float) and not isinstance(value, bool),
+        "number": isinstance(value, int | float) and not isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }.get(kind, True)
+    shown = json_kind(value)
+    if fits and kind == "integer":
+        low, high = INT_RANGES[go_type(node)]
+        if not (isinstance(value, int) and low <= value <= high):
+            fits, shown = False, f"number {value}"
+    if fits and node.get("format") == "date-time" and not DATE_TIME.fullmatch(value):
+        # strfmt.DateTime's own error (Go names the layout and the element it tripped on).
+        return f'parsing time "{value}": not an RFC 3339 date-time'
+    if not fits:
+        where = f"Go struct field {model}.{'.'.join(path)}" if path and model else "Go value"
+        return f"json: cannot unmarshal {shown} into {where} of type {go_type(spec)}"
+    inner = model_name(spec) or model
+    if kind == "array":
+        for item in value:
+            found = unmarshal_error(item, node.get("items", {}), path, inner)
+            if found:
+                return found
+    elif kind == "object":
+        properties = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        for key, item in value.items():
+            child = properties.get(key, extra if isinstance(extra, dict) else None)
+            found = child and unmarshal_error(item, child, [*path, key], inner)
+            if found:
+                return found
+    return None
+
+
+def model_failures(value: dict, spec: dict, prefix: str) -> Failures:
+    """A model's `Validate`: its properties in name order; nested models nest a level."""
+    failures = Failures()
+    node = resolve(spec)
+    required = set(node.get("required", ()))
+    for key in sorted(node.get("properties", {})):
+        child = node["properties"][key]
+        name = f"{prefix}{key}"
+        item = value.get(key)
+        if item is None:
+            if key in required:
+                failures.append(f"{name} in body is required")
+            continue
+        child_node = resolve(child)
+        if "properties" in child_node and isinstance(item, dict):
+            nested = model_failures(item, child, f"{name}.")
+            if nested:
+                failures.append(nested)
+        elif child_node.get("type") == "array" and isinstance(item, list):
+            for index, element in enumerate(item):
+                items = child_node.get("items", {})
+                if "properties" in resolve(items) and isinstance(element, dict):
+                    nested = model_failures(element, items, f"{name}.{index}.")
+                    if nested:
+                        failures.append(nested)
+        else:
+            problem = check_value(name, "body", item, child_node)
+            if problem:
+                failures.append(problem)
+    return failures
+
+
+def body_failure(spec: dict, request) -> str | Failures | None:
+    name, schema = spec["name"], spec.get("schema", {})
+    meta = request.META
+    sent = int(meta.get("CONTENT_LENGTH") or 0) > 0 or "chunked" in meta.get(
+        "HTTP_TRANSFER_ENCODING", ""
+    )
+    if not sent:
+        return f"{name} in body is required" if spec.get("required") else None
+    try:
+        data = request.data
+    except NulInJSON:
+        raise  # valid JSON to go-swagger; our own rule answers it (400)
+    except ParseError as error:
+        return f'parsing {name} body from "" failed, because {error.detail}'
+    problem = unmarshal_error(data, schema, [], model_name(schema))
+    if problem:
+        return f'parsing {name} body from "" failed, because {problem}'
+    if isinstance(data, dict) and "properties" in resolve(schema):
+        return model_failures(data, schema, "") or None
+    return None
+
+
+# --- the request ----------------------------------------------------------------------------
+
+
+def failures(op: dict, request, path_values: dict) -> Failures:
+    """Every parameter of `op` checked in the schema's order, as go-swagger binds them."""
+    found = Failures()
+    for spec in map(resolve, op.get("parameters", ())):
+        where = spec["in"]
+        if where == "body":
+            problem = body_failure(spec, request)
+        elif where == "path":
+            value = path_values.get(spec["name"])
+            problem = check_parameter(spec, None if value is None else str(value))
+        elif where == "query":
+            problem = check_parameter(spec, request.GET.get(spec["name"]))
+        elif where == "header":
+            problem = check_parameter(spec, request.headers.get(spec["name"]))
+        else:
+            problem = None
+        if problem:
+            found.append(problem)
+    return found
+
+
+def validate(op: dict | None, request, path_values: dict) -> None:
+    """Raise Harbor's 422 when the request breaks `op`'s published constraints."""
+    if op is None:
+        return
+    found = failures(op, request, path_values)
+    if found:
+        raise UnprocessableEntity(found.render())
