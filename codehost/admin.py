@@ -204,8 +204,8 @@ class AccessTokenAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     @admin.action(description="Revoke the selected tokens", permissions=["delete"])
     def revoke(self, request, queryset):
         tokens = list(queryset)
+        self.log_deletions(request, tokens)
         for token in tokens:
-            self.log_deletion(request, token, str(token))
             self.delete_through(token)
         self.message_user(request, f"Revoked {len(tokens)} token(s).")
 

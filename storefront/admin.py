@@ -105,8 +105,8 @@ class InstallationAdmin(admin.ModelAdmin):
     @admin.action(description="Uninstall the app (as the store owner would; app/uninstalled)")
     def uninstall_apps(self, request, queryset):
         chosen = list(queryset)
+        self.log_deletions(request, chosen)
         for installation in chosen:
-            self.log_deletion(request, installation, str(installation))
             installations.uninstall(installation.store_id, installation.app_id)
         self.message_user(request, f"Uninstalled {len(chosen)} app(s).")
 
@@ -139,8 +139,8 @@ class AccessTokenAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     @admin.action(description="Revoke the selected tokens", permissions=["delete"])
     def revoke(self, request, queryset):
         tokens = list(queryset)
+        self.log_deletions(request, tokens)
         for token in tokens:
-            self.log_deletion(request, token, str(token))
             self.delete_through(token)
         self.message_user(request, f"Revoked {len(tokens)} token(s).")
 
