@@ -61,6 +61,7 @@ class ProjectAdmin(ServiceDeleteMixin, admin.ModelAdmin):
 class ProjectMetadataAdmin(admin.ModelAdmin):
     list_display = ["project", "name", "value", "update_time"]
     list_select_related = ["project"]
+    raw_id_fields = ["project"]
     search_fields = ["project__name", "name", "value"]
     list_filter = ["name"]
 
