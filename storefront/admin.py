@@ -238,14 +238,12 @@ class DeliveryAdmin(SystemRecordAdmin):
     list_display = (
         "id",
         "event",
-        "object_id",
         "store",
         "app",
         "url",
         "status",
         "attempts",
         "next_attempt_at",
-        "created_at",
         "finished_at",
     )
     search_fields = ("url", "store__id", "app__name", "=object_id")

@@ -152,3 +152,14 @@ def test_the_dashboard_reads_a_constant_number_of_queries(console, django_assert
         StoreFactory()
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert console.get("/admin/").status_code == 200
+
+
+def test_every_link_of_the_dashboard_opens_its_list(console):
+    seed()
+    html = console.get("/admin/").content.decode()
+    dashboard = html[html.index('id="dashboard"') : html.index('id="content-related"')]
+    targets = set(re.findall(r'href="([^"]+)"', dashboard))
+    assert len(targets) > 15
+    for target in targets:
+        answer = console.get(target.replace("&amp;", "&"))
+        assert answer.status_code == 200, target
