@@ -1,4 +1,4 @@
-"""Code hosting's section of the admin dashboard (config/dashboard.py): three queries."""
+"""Code hosting's section of the admin dashboard (config/dashboard.py): four queries."""
 
 from datetime import timedelta
 
@@ -26,10 +26,13 @@ def section() -> Section:
         organizations=Count("pk", filter=Q(kind=Owner.Kind.ORGANIZATION)),
         users=Count("pk", filter=Q(kind=Owner.Kind.USER)),
     )
-    migrations = MigrationTask.objects.aggregate(
-        running=Count("pk", filter=Q(status__in=active)),
-        failed=Count("pk", filter=Q(status=MigrationTask.Status.FAILED, finished__gte=day_ago)),
-    )
+    # Two counts on the status index rather than one pass over every migration ever run.
+    migrations = {
+        "running": MigrationTask.objects.filter(status__in=active).count(),
+        "failed": MigrationTask.objects.filter(
+            status=MigrationTask.Status.FAILED, finished__gte=day_ago
+        ).count(),
+    }
     mirrors = Mirror.objects.aggregate(
         total=Count("pk"),
         overdue=Count(

@@ -1,4 +1,4 @@
-"""The storefront's section of the admin dashboard (config/dashboard.py): four queries."""
+"""The storefront's section of the admin dashboard (config/dashboard.py): five queries."""
 
 from datetime import timedelta
 
@@ -21,13 +21,13 @@ def section() -> Section:
     installations = Installation.objects.aggregate(
         total=Count("pk"), suspended=Count("pk", filter=Q(suspended_at__isnull=False))
     )
-    deliveries = Delivery.objects.aggregate(
-        pending=Count("pk", filter=Q(status=Delivery.PENDING)),
-        failed=Count("pk", filter=Q(status=Delivery.FAILED, finished_at__gte=day_ago)),
-    )
+    # Separate counts, each narrowed by the (status, next_attempt_at) index: the table
+    # holds every delivery ever made.
+    pending = Delivery.objects.filter(status=Delivery.PENDING).count()
+    failed_today = Delivery.objects.filter(status=Delivery.FAILED, finished_at__gte=day_ago)
+    failed = failed_today.count()
     failing = (
-        Delivery.objects.filter(status=Delivery.FAILED, finished_at__gte=day_ago)
-        .values("url")
+        failed_today.values("url")
         .annotate(failures=Count("pk"), last=Max("finished_at"))
         .order_by("-failures", "url")[:FAILING_RECEIVERS]
     )
@@ -53,14 +53,14 @@ def section() -> Section:
             ),
             Figure(
                 "Deliveries pending",
-                deliveries["pending"],
+                pending,
                 delivery_list + "?status__exact=pending",
             ),
             Figure(
                 "Deliveries failed (24 h)",
-                deliveries["failed"],
+                failed,
                 delivery_list + "?status__exact=failed",
-                alert=deliveries["failed"] > 0,
+                alert=failed > 0,
             ),
         ],
         tables=[
