@@ -109,10 +109,14 @@ with CaptureQueriesContext(connection) as context:
     response = client.get("/admin/")
 assert response.status_code == 200
 queries = len(context)
+sql_ms = sum(float(query["time"]) for query in context.captured_queries) * 1000
+slowest = max(context.captured_queries, key=lambda query: float(query["time"]))
 began = time.process_time()
 for _ in range(20):
     client.get("/admin/")
-print(json.dumps({"queries": queries, "cpu_ms": (time.process_time() - began) * 1000 / 20}))
+cpu_ms = (time.process_time() - began) * 1000 / 20
+print("slowest query:", float(slowest["time"]) * 1000, "ms:", slowest["sql"][:160])
+print(json.dumps({"queries": queries, "sql_ms": sql_ms, "cpu_ms": cpu_ms}))
 """
 
 
@@ -146,7 +150,9 @@ def run() -> None:
         manage(env, "ensureadmin")
         run_django(env, "from benchmarks.bench_registry import seed; seed()")
         run_django(env, "from benchmarks.bench_dashboard import seed_services; seed_services()")
-        in_process = json.loads(run_django(env, MEASURE).strip().splitlines()[-1])
+        measured = run_django(env, MEASURE).strip().splitlines()
+        print(*measured[:-1], sep="\n")
+        in_process = json.loads(measured[-1])
         with web_server(env) as base:
             cookies = _signed_in_cookies(base)
             header = "; ".join(f"{name}={value}" for name, value in cookies.items())

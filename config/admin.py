@@ -31,6 +31,12 @@ class AccountAdmin(UserAdmin):
         # would leave them behind. Disable instead; deletion belongs to the services.
         return False
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            # Unticking "Active" is a disable like the action's: sessions and tokens go.
+            accounts.disable_accounts([obj])
+
     @admin.action(description="Disable the accounts in all three services (tokens revoked)")
     def disable_accounts(self, request, queryset):
         users = [user for user in queryset if user.pk != request.user.pk]

@@ -220,3 +220,29 @@ def test_an_account_that_is_not_staff_cannot_run_an_action(client, bystander):
         {"action": "suspend_stores", "_selected_action": [installation.store_id]},
     )
     assert Store.objects.get(pk=installation.store_id).suspended_at is None
+
+
+def test_unticking_active_in_the_user_form_disables_like_the_action(console, bystander):
+    codehost_services.create_token(bystander, "ci", ["all"])
+    page = console.get(f"/admin/auth/user/{bystander.pk}/change/")
+    form = page.context["adminform"].form
+    data = {
+        name: value
+        for name, value in form.initial.items()
+        if value is not None and name not in ("password", "groups", "user_permissions")
+    }
+    data.update(
+        {
+            "is_active": "",
+            "last_login_0": "",
+            "last_login_1": "",
+            "date_joined_0": bystander.date_joined.strftime("%Y-%m-%d"),
+            "date_joined_1": bystander.date_joined.strftime("%H:%M:%S"),
+        }
+    )
+    data.pop("is_active")
+    answer = console.post(f"/admin/auth/user/{bystander.pk}/change/", data)
+    assert answer.status_code == 302, answer.context["adminform"].form.errors
+    bystander.refresh_from_db()
+    assert not bystander.is_active
+    assert not AccessToken.objects.filter(user=bystander).exists()
