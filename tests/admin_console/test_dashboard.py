@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.apps import apps
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -163,3 +164,13 @@ def test_every_link_of_the_dashboard_opens_its_list(console):
     for target in targets:
         answer = console.get(target.replace("&amp;", "&"))
         assert answer.status_code == 200, target
+
+
+def test_the_garbage_collection_spot_shows_only_with_its_records(console):
+    shown = figures(console.get("/admin/").content.decode())
+    try:
+        apps.get_model("registry", "GCExecution")
+    except LookupError:
+        assert "last-garbage-collection" not in shown
+    else:
+        assert shown["last-garbage-collection"] == "never"
