@@ -11,13 +11,14 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from codehost.models import MigrationTask, Mirror
-from config.tasks import BEAT_KEY, HEARTBEAT_KEY
+from config.tasks import BEAT_KEY, HEARTBEAT_KEY, beat_tick
 from registry.distribution.models import Upload
 from storefront import suspension
 from storefront.models import Delivery
 from tests.admin_console.conftest import STAFF_PASSWORD
 from tests.codehost.factories import OrgFactory, RepositoryFactory
 from tests.codehost_migrations.factories import MirrorFactory
+from tests.conftest import wait_until
 from tests.registry.factories import ProjectFactory, push
 from tests.storefront.factories import InstallationFactory, StoreFactory
 
@@ -174,3 +175,17 @@ def test_the_garbage_collection_spot_shows_only_with_its_records(console):
         assert "last-garbage-collection" not in shown
     else:
         assert shown["last-garbage-collection"] == "never"
+
+
+@pytest.mark.worker
+def test_beat_tick_run_by_a_worker_shows_on_the_dashboard(celery_worker, console):
+    from config.celery import app
+
+    entry = app.conf.beat_schedule["config-beat-tick"]
+    assert (entry["task"], entry["schedule"]) == ("config.beat_tick", 30.0)
+    cache.delete(BEAT_KEY)
+    beat_tick.delay()
+    wait_until(lambda: cache.get(BEAT_KEY), 30, message="a worker to run the beat tick")
+    shown = figures(console.get("/admin/").content.decode())
+    assert shown["beats-last-run-seen-by-a-worker"] in ("0 s ago", "1 s ago", "2 s ago")
+    assert shown["worker-heartbeat"].endswith("s ago")
