@@ -1,7 +1,7 @@
 """What the apps' admin modules share: records only the system writes, deletion through
 the owning service, and operator actions recorded in the admin log."""
 
-from django.contrib import admin, messages
+from django.contrib import admin
 
 
 class SystemRecordAdmin(admin.ModelAdmin):
@@ -52,9 +52,3 @@ def record(modeladmin, request, objects, message: str) -> int:
         modeladmin.log_change(request, obj, message)
         count += 1
     return count
-
-
-def report(modeladmin, request, count: int, done: str, skipped: int = 0, why: str = "") -> None:
-    modeladmin.message_user(request, f"{done}: {count}.", messages.SUCCESS)
-    if skipped:
-        modeladmin.message_user(request, f"Skipped {skipped}: {why}.", messages.WARNING)

@@ -17,7 +17,7 @@ DESCRIPTIONS = {
 }
 
 
-def _services(request):
+def _services():
     base = settings.EXTERNAL_URL
     return [
         {
@@ -39,10 +39,10 @@ def front_door(request):
     return render(
         request,
         "front_door.html",
-        {"services": _services(request), "base": base, "host": host},
+        {"services": _services(), "base": base, "host": host},
     )
 
 
 @require_safe
 def docs_index(request):
-    return render(request, "api_docs_index.html", {"services": _services(request)})
+    return render(request, "api_docs_index.html", {"services": _services()})
