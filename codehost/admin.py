@@ -195,6 +195,8 @@ class AccessTokenAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     list_filter = ["created_at", "last_used_at"]
     search_fields = ["name", "user__username", "token_last_eight"]
     raw_id_fields = ["user"]
+    # The digest is the token's lookup key: not shown, as the store tokens' is not.
+    exclude = ["token_hash"]
     actions = ["revoke"]
 
     def delete_through(self, obj):

@@ -246,3 +246,22 @@ def test_unticking_active_in_the_user_form_disables_like_the_action(console, bys
     bystander.refresh_from_db()
     assert not bystander.is_active
     assert not AccessToken.objects.filter(user=bystander).exists()
+
+
+def test_suspend_and_resume_an_installation_are_logged(console):
+    installation = InstallationFactory()
+    act(console, "storefront/installation", "suspend_access", [installation])
+    installation.refresh_from_db()
+    assert installation.suspended_at is not None
+    act(console, "storefront/installation", "resume_access", [installation])
+    installation.refresh_from_db()
+    assert installation.suspended_at is None
+    assert logged(installation, "Suspended the app's access.")
+    assert logged(installation, "Resumed the app's access.")
+
+
+def test_token_digests_are_not_shown(console, operator):
+    token, _raw = codehost_services.create_token(operator, "ci", ["all"])
+    page = console.get(f"/admin/codehost/accesstoken/{token.pk}/change/").content.decode()
+    assert token.token_last_eight in page
+    assert token.token_hash not in page
