@@ -189,3 +189,14 @@ def test_beat_tick_run_by_a_worker_shows_on_the_dashboard(celery_worker, console
     shown = figures(console.get("/admin/").content.decode())
     assert shown["beats-last-run-seen-by-a-worker"] in ("0 s ago", "1 s ago", "2 s ago")
     assert shown["worker-heartbeat"].endswith("s ago")
+
+
+def test_an_unreachable_broker_is_shown_not_a_500(console, monkeypatch):
+    from config.celery import app
+
+    monkeypatch.setattr(app.conf, "broker_read_url", "redis://127.0.0.1:9/0")
+    page = console.get("/admin/")
+    assert page.status_code == 200
+    shown = figures(page.content.decode())
+    assert shown["broker"].startswith("broker unreachable")
+    assert "queue-default" not in shown
