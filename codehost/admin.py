@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin, messages
 from django.utils import timezone
 
@@ -297,9 +298,16 @@ class MirrorAdmin(SystemRecordAdmin):
 
     @admin.action(description="Sync now")
     def sync_now(self, request, queryset):
-        # POST /repos/{owner}/{repo}/mirror-sync: queued unless a sync is queued or running.
-        queued = [mirror for mirror in queryset if mirrors.request_sync(mirror.pk)]
+        # POST /repos/{owner}/{repo}/mirror-sync: queued unless a sync is queued or running,
+        # refused while the mirror feature is off or the repository archived.
+        if not settings.CODEHOST_MIRRORS_ENABLED:
+            self.message_user(request, "Mirror feature is disabled.", messages.ERROR)
+            return
+        chosen = queryset.select_related("repo").filter(repo__is_archived=False)
+        queued = [mirror for mirror in chosen if mirrors.request_sync(mirror.pk)]
         count = record(self, request, queued, "Queued a sync.")
         self.message_user(request, f"Queued {count} sync(s).")
         if skipped := queryset.count() - count:
-            self.message_user(request, f"{skipped} already queued or running.", messages.WARNING)
+            self.message_user(
+                request, f"{skipped} archived, or already queued or running.", messages.WARNING
+            )

@@ -78,7 +78,7 @@ def test_sync_now_queues_a_mirror_once(console, django_capture_on_commit_callbac
         act(console, "codehost/mirror", "sync_now", [mirror])
         page = act(console, "codehost/mirror", "sync_now", [mirror])
     assert len(queued) == 1
-    assert "1 already queued or running." in page.content.decode()
+    assert "1 archived, or already queued or running." in page.content.decode()
     mirror.refresh_from_db()
     assert mirror.sync_state == Mirror.SyncState.QUEUED
     assert logged(mirror, "Queued a sync.")
@@ -265,3 +265,15 @@ def test_token_digests_are_not_shown(console, operator):
     page = console.get(f"/admin/codehost/accesstoken/{token.pk}/change/").content.decode()
     assert token.token_last_eight in page
     assert token.token_hash not in page
+
+
+def test_sync_now_follows_the_apis_refusals(console, settings, django_capture_on_commit_callbacks):
+    archived = MirrorFactory(repo__owner=OrgFactory(name="old"), repo__is_archived=True)
+    with django_capture_on_commit_callbacks() as queued:
+        act(console, "codehost/mirror", "sync_now", [archived])
+        settings.CODEHOST_MIRRORS_ENABLED = False
+        fresh = MirrorFactory(repo__owner=OrgFactory(name="new"))
+        page = act(console, "codehost/mirror", "sync_now", [fresh])
+    assert "Mirror feature is disabled." in page.content.decode()
+    assert queued == []
+    assert Mirror.objects.filter(sync_state=Mirror.SyncState.IDLE).count() == 2
