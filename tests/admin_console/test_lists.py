@@ -172,3 +172,28 @@ def test_dates_are_shown_in_one_format(console):
     html = console.get("/admin/registry/artifact/").content.decode()
     assert artifact.push_time.strftime("%Y-%m-%d %H:%M:%S") in html
     assert not re.search(r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\.? \d", html)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("model", "query", "expected"),
+    [
+        ("storefront/delivery", "?q=r7.example", 1),
+        ("storefront/delivery", "?status__exact=pending&created_at__gte=2000-01-01", ROWS),
+        ("registry/artifact", "?q=many/repo3", 1),
+        ("registry/tag", "?q=t11", 1),
+        ("codehost/repository", "?q=org1", ROWS // 3),
+        ("codehost/migrationtask", "?status__exact=queued&q=m42", 1),
+        ("storefront/store", "?q=o1", ROWS // 3),
+    ],
+)
+def test_operators_find_records_by_name_owner_digest_status_and_date(
+    console, model, query, expected
+):
+    _many_deliveries()
+    _many_registry_records()
+    _many_codehost_records()
+    _many_stores()
+    page = console.get(f"/admin/{model}/{query}")
+    assert page.status_code == 200
+    assert page.context["cl"].result_count == expected
