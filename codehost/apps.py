@@ -4,13 +4,18 @@ from django.apps import AppConfig
 class CodehostConfig(AppConfig):
     name = "codehost"
     verbose_name = "Code hosting (Gitea v1)"
+    # This app's section of the admin dashboard (config/dashboard.py).
+    dashboard = "codehost.dashboard.section"
 
     def ready(self):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save
 
-        from codehost.signals import create_user_namespace
+        from codehost.signals import create_user_namespace, require_password_change, revoke_tokens
+        from config.accounts import account_disabled, password_reset
 
         post_save.connect(
             create_user_namespace, sender=get_user_model(), dispatch_uid="codehost-user-owner"
         )
+        account_disabled.connect(revoke_tokens, dispatch_uid="codehost-revoke-tokens")
+        password_reset.connect(require_password_change, dispatch_uid="codehost-password-reset")

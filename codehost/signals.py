@@ -1,6 +1,7 @@
-"""Every account gets its code hosting namespace (a Gitea "user") when it is created."""
+"""Every account gets its code hosting namespace (a Gitea "user") when it is created; a
+disabled account loses its tokens, a reset password must be changed."""
 
-from codehost.models import Owner
+from codehost.models import AccessToken, Owner
 
 
 def create_user_namespace(sender, instance, created, raw=False, **kwargs):
@@ -22,3 +23,13 @@ def ensure_user_owner(user) -> Owner | None:
         defaults={"name": name, "email": user.email, "full_name": user.get_full_name()},
     )
     return owner
+
+
+def revoke_tokens(sender, user, **kwargs):
+    """A disabled account's access tokens are revoked (config.accounts.disable_accounts)."""
+    AccessToken.objects.filter(user=user).delete()
+
+
+def require_password_change(sender, user, **kwargs):
+    """After an administrator's password reset the user picks their own (Gitea's rule)."""
+    Owner.objects.filter(user=user).update(must_change_password=True)

@@ -132,7 +132,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_DB_REUSE_MAX = 1000
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Periodic tasks; each service adds its entries in its own block below.
-CELERY_BEAT_SCHEDULE = {}
+# Beat's own tick: the admin dashboard shows when a worker last ran it.
+CELERY_BEAT_SCHEDULE = {"config-beat-tick": {"task": "config.beat_tick", "schedule": 30.0}}
 CELERY_TIMEZONE = "UTC"
 
 # --- auth ---------------------------------------------------------------------------
@@ -160,6 +161,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# One date format everywhere the admin shows a date (config/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["config.formats"]
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
+from config import pages
 from config.docs import docs_urls
 from registry.distribution.views import TokenView
 from storefront import images as storefront_images
@@ -11,8 +12,10 @@ urlpatterns = [
     # prefix (the default account "admin", "apps", "media"...) keep their git URLs; no
     # other route has a path of this shape.
     path("", include("codehost.git_urls")),
+    path("", pages.front_door, name="front-door"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("api/docs/", pages.docs_index, name="api-docs"),
     path("api/docs/", include(docs_urls())),
     path("api/v2.0/", include("registry.api.urls")),
     path("v2/", include("registry.distribution.urls")),

@@ -1,5 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
+from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin
+from registry import services
+from registry.errors import PreconditionFailed
 from registry.models import (
     Artifact,
     ArtifactLabel,
@@ -28,17 +31,37 @@ class ProjectMemberInline(admin.TabularInline):
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(ServiceDeleteMixin, admin.ModelAdmin):
+    """Projects are created through the API (owner membership, metadata); here the quota
+    is edited and an empty project deleted as DELETE /projects/{name} does."""
+
     list_display = ["name", "owner", "storage_limit", "storage_used", "creation_time"]
+    list_select_related = ["owner"]
     search_fields = ["name", "owner__username"]
     list_filter = ["creation_time"]
     raw_id_fields = ["owner"]
+    readonly_fields = ["name", "owner", "registry_id", "storage_used", "creation_time"]
     inlines = [ProjectMetadataInline, ProjectMemberInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def delete_model(self, request, obj):
+        try:
+            services.delete_project(obj)
+        except PreconditionFailed as error:
+            self.message_user(request, f"{obj.name}: {error.detail}", messages.ERROR)
+
+    def delete_queryset(self, request, queryset):
+        for project in queryset:
+            self.delete_model(request, project)
 
 
 @admin.register(ProjectMetadata)
 class ProjectMetadataAdmin(admin.ModelAdmin):
     list_display = ["project", "name", "value", "update_time"]
+    list_select_related = ["project"]
+    raw_id_fields = ["project"]
     search_fields = ["project__name", "name", "value"]
     list_filter = ["name"]
 
@@ -46,6 +69,7 @@ class ProjectMetadataAdmin(admin.ModelAdmin):
 @admin.register(ProjectMember)
 class ProjectMemberAdmin(admin.ModelAdmin):
     list_display = ["project", "user", "group", "role", "creation_time"]
+    list_select_related = ["project", "user", "group"]
     search_fields = ["project__name", "user__username", "group__group_name"]
     list_filter = ["role"]
     raw_id_fields = ["project", "user", "group"]
@@ -62,6 +86,7 @@ class UserGroupAdmin(admin.ModelAdmin):
 @admin.register(UserProfile)
 class UserProfileAdmin(admin.ModelAdmin):
     list_display = ["user", "realname", "comment", "admin_role_in_auth"]
+    list_select_related = ["user"]
     search_fields = ["user__username", "realname"]
     list_filter = ["admin_role_in_auth"]
     raw_id_fields = ["user"]
@@ -77,39 +102,72 @@ class ConfigEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Repository)
-class RepositoryAdmin(admin.ModelAdmin):
+class RepositoryAdmin(ServiceDeleteMixin, admin.ModelAdmin):
+    """Created by pushes; only the description is edited here. Deleted with its artifacts
+    and the project's usage recomputed, as DELETE /repositories/{name} does."""
+
     list_display = ["name", "project", "pull_count", "creation_time", "update_time"]
-    search_fields = ["name", "description"]
+    list_select_related = ["project"]
+    search_fields = ["name", "description", "project__name"]
     list_filter = ["creation_time"]
     raw_id_fields = ["project"]
+    readonly_fields = ["name", "project", "pull_count", "creation_time", "update_time"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def delete_through(self, obj):
+        services.delete_repository(obj)
 
 
 class TagInline(admin.TabularInline):
     model = Tag
     extra = 0
-    raw_id_fields = ["repository"]
+    fields = ["name", "push_time", "pull_time"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Artifact)
-class ArtifactAdmin(admin.ModelAdmin):
+class ArtifactAdmin(ServiceDeleteMixin, SystemRecordAdmin):
+    """Written by pushes; deleted as DELETE .../artifacts/{reference} does (tags, labels,
+    orphaned index children, project usage)."""
+
     list_display = ["digest", "repository", "type", "size", "push_time", "pull_time"]
+    list_select_related = ["repository"]
     search_fields = ["digest", "repository__name"]
-    list_filter = ["type", "media_type"]
+    list_filter = ["type", "push_time", "pull_time"]
     raw_id_fields = ["repository", "project"]
     inlines = [TagInline]
 
+    def delete_through(self, obj):
+        services.delete_artifact(obj)
+
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     list_display = ["name", "repository", "artifact", "push_time", "pull_time"]
-    search_fields = ["name", "repository__name"]
+    list_select_related = ["repository", "artifact"]
+    search_fields = ["name", "repository__name", "artifact__digest"]
     list_filter = ["push_time"]
     raw_id_fields = ["repository", "artifact"]
 
+    def delete_through(self, obj):
+        services.delete_tag(obj.repository, obj.name)
+
 
 @admin.register(ArtifactReference)
-class ArtifactReferenceAdmin(admin.ModelAdmin):
+class ArtifactReferenceAdmin(SystemRecordAdmin):
     list_display = ["parent", "child_digest", "child"]
+    list_select_related = ["parent", "child"]
     search_fields = ["child_digest", "parent__digest"]
     list_filter = ["parent__type"]
     raw_id_fields = ["parent", "child"]
@@ -118,6 +176,7 @@ class ArtifactReferenceAdmin(admin.ModelAdmin):
 @admin.register(Label)
 class LabelAdmin(admin.ModelAdmin):
     list_display = ["name", "scope", "project", "color", "creation_time"]
+    list_select_related = ["project"]
     search_fields = ["name", "description"]
     list_filter = ["scope"]
     raw_id_fields = ["project"]
@@ -126,6 +185,7 @@ class LabelAdmin(admin.ModelAdmin):
 @admin.register(ArtifactLabel)
 class ArtifactLabelAdmin(admin.ModelAdmin):
     list_display = ["artifact", "label", "creation_time"]
+    list_select_related = ["artifact", "label"]
     search_fields = ["label__name", "artifact__digest"]
     list_filter = ["label"]
     raw_id_fields = ["artifact", "label"]

@@ -2,7 +2,8 @@ import secrets
 
 from django.contrib import admin, messages
 
-from storefront import installations, models, suspension
+from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
+from storefront import installations, models, suspension, webhooks
 
 
 @admin.register(models.Store)
@@ -23,20 +24,27 @@ class StoreAdmin(admin.ModelAdmin):
         "currency",
         ("suspended_at", admin.EmptyFieldListFilter),
     )
+    list_select_related = ("owner",)
     raw_id_fields = ("owner",)
+    # Suspension goes through the actions, which tell the apps (app/suspended).
+    readonly_fields = ("suspended_at", "suspension_reason", "created_at", "updated_at")
     actions = ("suspend_stores", "resume_stores")
 
     @admin.action(description="Suspend selected stores (plan not renewed)")
     def suspend_stores(self, request, queryset):
-        for store in queryset:
+        stores = list(queryset)
+        for store in stores:
             suspension.suspend(store.pk, reason="suspended by a site admin")
-        self.message_user(request, f"Suspended {queryset.count()} store(s).")
+        count = record(self, request, stores, "Suspended the store.")
+        self.message_user(request, f"Suspended {count} store(s).")
 
     @admin.action(description="Resume selected stores")
     def resume_stores(self, request, queryset):
-        for store in queryset:
+        stores = list(queryset)
+        for store in stores:
             suspension.resume(store.pk)
-        self.message_user(request, f"Resumed {queryset.count()} store(s).")
+        count = record(self, request, stores, "Resumed the store.")
+        self.message_user(request, f"Resumed {count} store(s).")
 
 
 @admin.register(models.App)
@@ -57,36 +65,56 @@ class AppAdmin(admin.ModelAdmin):
 @admin.register(models.Installation)
 class InstallationAdmin(admin.ModelAdmin):
     list_display = ("id", "store", "app", "scopes", "suspended_at", "created_at")
+    list_select_related = ("store", "app")
     search_fields = ("store__id", "app__name")
-    list_filter = (("suspended_at", admin.EmptyFieldListFilter), "app")
+    list_filter = (("suspended_at", admin.EmptyFieldListFilter), "app", "created_at")
     raw_id_fields = ("store", "app")
+    # Made by the OAuth flow; the granted scopes are the store owner's consent.
+    readonly_fields = (
+        "store",
+        "app",
+        "scopes",
+        "suspended_at",
+        "suspension_reason",
+        "created_at",
+        "updated_at",
+    )
     actions = ("suspend_access", "resume_access", "uninstall_apps")
+
+    def has_add_permission(self, request):
+        return False
 
     @admin.action(description="Suspend the app's access (recurring charge unpaid)")
     def suspend_access(self, request, queryset):
-        for installation in queryset:
+        chosen = list(queryset)
+        for installation in chosen:
             suspension.suspend(
                 installation.store_id, installation.app_id, reason="suspended by a site admin"
             )
-        self.message_user(request, f"Suspended {queryset.count()} installation(s).")
+        count = record(self, request, chosen, "Suspended the app's access.")
+        self.message_user(request, f"Suspended {count} installation(s).")
 
     @admin.action(description="Resume the app's access")
     def resume_access(self, request, queryset):
-        for installation in queryset:
+        chosen = list(queryset)
+        for installation in chosen:
             suspension.resume(installation.store_id, installation.app_id)
-        self.message_user(request, f"Resumed {queryset.count()} installation(s).")
+        count = record(self, request, chosen, "Resumed the app's access.")
+        self.message_user(request, f"Resumed {count} installation(s).")
 
     @admin.action(description="Uninstall the app (as the store owner would; app/uninstalled)")
     def uninstall_apps(self, request, queryset):
-        pairs = list(queryset.values_list("store_id", "app_id"))
-        for store_id, app_id in pairs:
-            installations.uninstall(store_id, app_id)
-        self.message_user(request, f"Uninstalled {len(pairs)} app(s).")
+        chosen = list(queryset)
+        self.log_deletions(request, chosen)
+        for installation in chosen:
+            installations.uninstall(installation.store_id, installation.app_id)
+        self.message_user(request, f"Uninstalled {len(chosen)} app(s).")
 
 
 @admin.register(models.AuthorizationCode)
-class AuthorizationCodeAdmin(admin.ModelAdmin):
+class AuthorizationCodeAdmin(SystemRecordAdmin):
     list_display = ("id", "installation", "expires_at", "used_at", "created_at")
+    list_select_related = ("installation",)
     search_fields = ("installation__store__id", "installation__app__name")
     list_filter = (("used_at", admin.EmptyFieldListFilter),)
     exclude = ("code_hash",)
@@ -94,17 +122,33 @@ class AuthorizationCodeAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.AccessToken)
-class AccessTokenAdmin(admin.ModelAdmin):
+class AccessTokenAdmin(ServiceDeleteMixin, SystemRecordAdmin):
+    """An app's token in a store; deleting it revokes it (the app must be authorized again)."""
+
     list_display = ("id", "installation", "created_at")
+    list_select_related = ("installation",)
     search_fields = ("installation__store__id", "installation__app__name")
     list_filter = ("created_at",)
     exclude = ("token_hash",)
     raw_id_fields = ("installation",)
+    actions = ("revoke",)
+
+    def delete_through(self, obj):
+        obj.delete()
+
+    @admin.action(description="Revoke the selected tokens", permissions=["delete"])
+    def revoke(self, request, queryset):
+        tokens = list(queryset)
+        self.log_deletions(request, tokens)
+        for token in tokens:
+            self.delete_through(token)
+        self.message_user(request, f"Revoked {len(tokens)} token(s).")
 
 
 @admin.register(models.Category)
 class CategoryAdmin(admin.ModelAdmin):
     list_display = ("id", "__str__", "store", "parent", "updated_at")
+    list_select_related = ("store", "parent")
     search_fields = ("id", "name", "handle")
     list_filter = ("store",)
     raw_id_fields = ("store", "parent")
@@ -124,6 +168,7 @@ class ProductImageInline(admin.TabularInline):
 @admin.register(models.Product)
 class ProductAdmin(admin.ModelAdmin):
     list_display = ("id", "__str__", "store", "published", "free_shipping", "updated_at")
+    list_select_related = ("store",)
     search_fields = ("id", "name", "tags", "brand")
     list_filter = ("published", "free_shipping", "requires_shipping", "store")
     raw_id_fields = ("store",)
@@ -134,6 +179,7 @@ class ProductAdmin(admin.ModelAdmin):
 @admin.register(models.Variant)
 class VariantAdmin(admin.ModelAdmin):
     list_display = ("id", "sku", "product", "price", "stock", "position")
+    list_select_related = ("product",)
     search_fields = ("sku", "barcode", "product__id")
     list_filter = ("age_group", "gender")
     raw_id_fields = ("product", "image")
@@ -142,6 +188,7 @@ class VariantAdmin(admin.ModelAdmin):
 @admin.register(models.ProductImage)
 class ProductImageAdmin(admin.ModelAdmin):
     list_display = ("id", "src", "product", "position")
+    list_select_related = ("product",)
     search_fields = ("src", "product__id")
     list_filter = ("created_at",)
     raw_id_fields = ("product",)
@@ -150,6 +197,7 @@ class ProductImageAdmin(admin.ModelAdmin):
 @admin.register(models.Script)
 class ScriptAdmin(admin.ModelAdmin):
     list_display = ("id", "src", "store", "app", "event", "where")
+    list_select_related = ("store", "app")
     search_fields = ("src", "store__id", "app__name")
     list_filter = ("event", "where", "app")
     raw_id_fields = ("store", "app")
@@ -161,6 +209,7 @@ class ScriptAdmin(admin.ModelAdmin):
 @admin.register(models.Webhook)
 class WebhookAdmin(admin.ModelAdmin):
     list_display = ("id", "event", "url", "installation", "created_at", "updated_at")
+    list_select_related = ("installation",)
     search_fields = ("url", "installation__store__id", "installation__app__name")
     list_filter = ("event",)
     raw_id_fields = ("installation",)
@@ -185,30 +234,40 @@ class DeliveryAttemptInline(admin.TabularInline):
 
 
 @admin.register(models.Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(SystemRecordAdmin):
     list_display = (
         "id",
         "event",
-        "object_id",
         "store",
         "app",
         "url",
         "status",
         "attempts",
         "next_attempt_at",
-        "created_at",
         "finished_at",
     )
-    search_fields = ("url", "store__id", "app__name", "object_id")
-    list_filter = ("status", "event", "app")
+    search_fields = ("url", "store__id", "app__name", "=object_id")
+    list_filter = ("status", "event", "app", "created_at", "finished_at")
     list_select_related = ("store", "app")
     raw_id_fields = ("webhook", "store", "app")
-    readonly_fields = ("body", "created_at")
     inlines = [DeliveryAttemptInline]
+    actions = ("retry_now",)
+
+    @admin.action(description="Retry now (failed or dropped deliveries)")
+    def retry_now(self, request, queryset):
+        retried = webhooks.retry_now(list(queryset.values_list("pk", flat=True)))
+        count = record(
+            self, request, queryset.model.objects.filter(pk__in=retried), "Queued a retry."
+        )
+        self.message_user(request, f"Queued {count} delivery(ies) again.")
+        if skipped := queryset.count() - count:
+            self.message_user(
+                request, f"{skipped} skipped: pending or delivered already.", messages.WARNING
+            )
 
 
 @admin.register(models.DeliveryAttempt)
-class DeliveryAttemptAdmin(admin.ModelAdmin):
+class DeliveryAttemptAdmin(SystemRecordAdmin):
     list_display = (
         "id",
         "delivery",

@@ -4,3 +4,5 @@ from django.apps import AppConfig
 class StorefrontConfig(AppConfig):
     name = "storefront"
     verbose_name = "Storefront (Tiendanube v1)"
+    # This app's section of the admin dashboard (config/dashboard.py).
+    dashboard = "storefront.dashboard.section"

@@ -166,3 +166,31 @@ def fan_out(store_id: int, event: str, object_id: int, *, only_app_id: int | Non
     if ids:
         transaction.on_commit(lambda: webhook_delivery.queue(ids))
     return ids
+
+
+def retry_now(ids: list[int]) -> list[int]:
+    """An operator's retry of failed or dropped deliveries: one more attempt, now.
+
+    The delivery is pending again and goes through the same claim as any attempt (still
+    dropped if its store or app is suspended); a failed one that fails again is failed
+    again at once, its schedule being spent. The ids of the deliveries queued.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        retried = list(
+            Delivery.objects.select_for_update()
+            .filter(pk__in=ids, status__in=[Delivery.FAILED, Delivery.DROPPED])
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        Delivery.objects.filter(pk__in=retried).update(
+            status=Delivery.PENDING,
+            next_attempt_at=now,
+            queued_for=now,
+            lease_until=None,
+            finished_at=None,
+            outcome="retry requested by a site administrator",
+        )
+        if retried:
+            transaction.on_commit(lambda: webhook_delivery.queue(retried))
+    return retried
