@@ -177,8 +177,10 @@ def _write_all(handle, chunk: bytes) -> None:
         view = view[handle.write(view) :]
 
 
-def read_body(stream, length: int | None) -> Iterator[bytes]:
-    remaining = length
+def read_body(stream, length: int | None, limit: int | None = None) -> Iterator[bytes]:
+    """The body in chunks: `length` bytes, or to its end when None; never past `limit`."""
+    bounded = limit is not None and (length is None or length > limit)
+    remaining = limit if bounded else length
     while remaining is None or remaining > 0:
         size = CHUNK_SIZE if remaining is None else min(CHUNK_SIZE, remaining)
         try:
@@ -191,7 +193,7 @@ def read_body(stream, length: int | None) -> Iterator[bytes]:
         if remaining is not None:
             remaining -= len(chunk)
         yield chunk
-    if remaining:
+    if remaining and not bounded:
         raise ConnectionError("request body ended before its Content-Length")
 
 
@@ -239,9 +241,10 @@ def save_bytes(digest: str, data: bytes) -> None:
         storage.save(name, ContentFile(data))
 
 
-def read_bytes(digest: str) -> bytes:
+def read_bytes(digest: str, limit: int = -1) -> bytes:
+    """The blob's bytes (its first `limit` only, when given)."""
     with blob_storage().open(blob_path(digest), "rb") as handle:
-        return handle.read()
+        return handle.read(limit)
 
 
 def blob_size(digest: str) -> int:
