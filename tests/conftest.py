@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+# Headless Chromium for the browser tests of several packages.
+from tests.browser import chromium, page  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
