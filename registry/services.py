@@ -739,6 +739,12 @@ def update_configuration(changes: Mapping) -> dict:
             "the auth mode cannot be modified as new users have been inserted into database"
         )
     before = configuration.values()
+    if (
+        typed.get("ldap_url", before["ldap_url"]) != before["ldap_url"]
+        and "ldap_search_password" not in typed
+    ):
+        # The bind password was given for one directory: never send it to another.
+        typed["ldap_search_password"] = ""
     stored = configuration.update(typed)
     if any(before[key] != stored[key] for key in ldap.SIGN_IN_KEYS & stored.keys()):
         # Who may sign in through the directory changed: remembered sign-ins are dropped.

@@ -66,15 +66,18 @@ class Pushed:
 
 
 def read_manifest_body(stream, length: int | None) -> bytes:
+    """The body, read no further than the limit: a chunked body announces no length."""
     if length is not None and length > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+    received = bytearray()
     try:
-        content = b"".join(storage.read_body(stream, length))
+        for chunk in storage.read_body(stream, length, limit=MAX_MANIFEST_BYTES + 1):
+            received += chunk
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    if len(content) > MAX_MANIFEST_BYTES:
+    if len(received) > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
-    return content
+    return bytes(received)
 
 
 def _descriptor(value, where: str) -> dict:
@@ -154,7 +157,7 @@ def _image_details(repository_name: str, document: dict) -> tuple[int, dict | No
     size = sum(item["size"] for item in wanted)
     extra_attrs = None
     if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
-        extra_attrs = _config_attributes(storage.read_bytes(config["digest"]))
+        extra_attrs = _config_attributes(storage.read_bytes(config["digest"], MAX_CONFIG_BYTES))
     return size, extra_attrs
 
 

@@ -199,8 +199,7 @@ class UploadStartView(DistributionView):
         digests.parse(digest)
         manifests.charge_blob(name, digest, length or 0)
         upload = blobs.start_upload(name)
-        blobs.verify_upload(upload, digest, blob_body(request, length), length)
-        blobs.complete_upload(upload, digest)
+        blobs.finish_upload(upload, digest, blob_body(request, length), length)
         return blob_created(name, digest)
 
 
@@ -230,8 +229,7 @@ class UploadView(DistributionView):
         digests.parse(digest)
         length = body_length(request)
         manifests.charge_blob(name, digest, upload.offset + (length or 0))
-        blobs.verify_upload(upload, digest, blob_body(request, length), length)
-        blobs.complete_upload(upload, digest)
+        blobs.finish_upload(upload, digest, blob_body(request, length), length)
         return blob_created(name, digest)
 
     def delete(self, request, name, upload_id):
