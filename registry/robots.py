@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from registry import configuration
-from registry.errors import BadRequest, Conflict, NotFound
+from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
 
 NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
@@ -253,6 +253,12 @@ def create(
     clean = _permissions(level, permissions)
     if level == Robot.Level.PROJECT:
         clean[0]["namespace"] = project.name
+    maker = getattr(creator, "robot", None)
+    if maker is not None and not within(clean, maker.permissions):
+        raise Forbidden(
+            "permission scope is invalid. It must be equal to or more restrictive than the "
+            f"creator robot's permissions: {creator.get_username()}"
+        )
     days = _duration(duration, configuration.get("robot_token_duration"))
     stored = f"{project.name}+{name}" if level == Robot.Level.PROJECT else name
     secret = new_secret()
@@ -266,8 +272,8 @@ def create(
         duration=days,
         expires_at=_expiry(days, time.time()),
         disabled=bool(disable),
-        creator_type="local",
-        creator_ref=getattr(creator, "pk", None) or 0,
+        creator_type="robot" if maker is not None else "local",
+        creator_ref=maker.pk if maker is not None else getattr(creator, "pk", None) or 0,
     )
     try:
         with transaction.atomic():
@@ -275,6 +281,18 @@ def create(
     except IntegrityError as exc:
         raise Conflict(f"robot account {robot.project_id or 0}:{stored} already exists") from exc
     return robot, secret
+
+
+def within(wanted: list[dict], held: list[dict]) -> bool:
+    """Harbor's rule for a robot creating a robot: each wanted permission is one the
+    creator holds on that namespace (or on `*`), access item by access item."""
+    owned = {(p["kind"], p["namespace"]): p["access"] for p in held}
+    for permission in wanted:
+        key = (permission["kind"], permission["namespace"])
+        access = owned.get(key, owned.get((permission["kind"], ALL)))
+        if access is None or any(item not in access for item in permission["access"]):
+            return False
+    return True
 
 
 def get(robot_id: int) -> Robot:

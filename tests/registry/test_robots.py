@@ -342,3 +342,24 @@ def test_a_deleted_project_takes_its_robots(admin_client, project):
     admin_client.post(URL, project_robot(), format="json")
     assert admin_client.delete("/api/v2.0/projects/team").status_code == 200
     assert not Robot.objects.exists()
+
+
+def test_a_robot_creates_robots_only_within_its_own_permissions(admin_client, project):
+    maker = robot_client(
+        admin_client.post(
+            URL,
+            project_robot(name="maker", access=[("robot", "create"), ("repository", "pull")]),
+            format="json",
+        ).json()
+    )
+    narrower = maker.post(URL, project_robot(name="child"), format="json")
+    assert narrower.status_code == 201
+    child = Robot.objects.get(pk=narrower.json()["id"])
+    assert child.creator_type == "robot"
+    assert child.creator_ref == Robot.objects.get(name="team+maker").pk
+    wider = maker.post(
+        URL, project_robot(name="wider", access=[("repository", "push")]), format="json"
+    )
+    assert wider.status_code == 403
+    assert "more restrictive than the creator robot's permissions" in errors(wider)[1]
+    assert not Robot.objects.filter(name="team+wider").exists()
