@@ -30,6 +30,9 @@ SECRET_RULE = (
     "1 lowercase letter and 1 number"
 )
 MAX_DURATION_DAYS = 2**31 - 2
+# The stored name (`project+name` for project robots, whose project names take at most 255)
+# fits the column's 255 characters.
+MAX_NAME = 255
 LEVELS = (Robot.Level.SYSTEM, Robot.Level.PROJECT)
 ALL = "*"
 
@@ -182,7 +185,7 @@ def _duration(value, default: int) -> int:
 def _permissions(level: str, permissions) -> list[dict]:
     """Harbor's checks on the level and permissions, and the normalised permissions."""
     if level not in LEVELS:
-        raise BadRequest(f"bad request error level input: {level}")
+        raise BadRequest(f"bad request error level input: {level or ''}")
     if not permissions:
         raise BadRequest("bad request empty permission")
     for permission in permissions:
@@ -221,6 +224,8 @@ def _permissions(level: str, permissions) -> list[dict]:
 def check_name(name) -> None:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise BadRequest("robot name is not in lower case or contains illegal characters")
+    if len(name) > MAX_NAME:
+        raise BadRequest(f"robot name should be at most {MAX_NAME} characters long")
 
 
 def check_settings(level, permissions, duration=None) -> None:
@@ -261,6 +266,8 @@ def create(
         )
     days = _duration(duration, configuration.get("robot_token_duration"))
     stored = f"{project.name}+{name}" if level == Robot.Level.PROJECT else name
+    if len(stored) > MAX_NAME:
+        raise BadRequest(f"robot name should be at most {MAX_NAME} characters long")
     secret = new_secret()
     robot = Robot(
         name=stored,

@@ -115,6 +115,8 @@ def test_the_name_prefix_follows_the_configuration(admin_client, project):
     ("change", "message"),
     [
         ({"name": "Bad+Name"}, "robot name is not in lower case or contains illegal characters"),
+        ({"name": "a" * 256}, "robot name should be at most 255 characters long"),
+        ({"name": "a" * 251}, "robot name should be at most 255 characters long"),
         ({"level": "global"}, "bad request error level input: global"),
         ({"permissions": []}, "bad request empty permission"),
         (
@@ -221,6 +223,7 @@ def test_list_levels_filters_and_paging(admin_client, project, django_assert_max
     with django_assert_max_num_queries(6):
         everything = admin_client.get(URL, {"q": scope, "page_size": 100})
     assert len(everything.json()) == 12
+    assert admin_client.get(URL, {"q": f"{scope},creation_time=x"}).json() == []
     fuzzy = admin_client.get(URL, {"q": f"{scope},name=~r1", "sort": "-name"})
     assert [r["name"] for r in fuzzy.json()] == ["robot$team+r11", "robot$team+r10"]
     assert admin_client.get(URL, {"q": "Level=project"}).status_code == 400

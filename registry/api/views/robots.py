@@ -1,6 +1,8 @@
 """Robot accounts (Harbor 2.2+): system robots are the admin's, project robots their
 project admins'. The secret appears once, in the creation (or refresh) answer."""
 
+from datetime import datetime
+
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,7 +27,7 @@ ROBOT_QUERY = QuerySpec(
         "name": Column("name"),
         "description": Column("description"),
         "disabled": Column("disabled", bool),
-        "creation_time": Column("creation_time"),
+        "creation_time": Column("creation_time", datetime),
         "expires_at": Column("expires_at", int),
         "id": Column("pk", int),
     },
