@@ -23,17 +23,24 @@ ANONYMOUS = "anonymous"
 LOG_READERS = access.MATRIX["log:list"]
 
 
-def enabled(operation: str, resource_type: str) -> bool:
-    disabled = configuration.get("disabled_audit_log_event_types") or ""
+def enabled(operation: str, resource_type: str, config: dict) -> bool:
+    disabled = config["disabled_audit_log_event_types"] or ""
     names = {item.strip().lower() for item in disabled.split(",")}
     return f"{operation}_{resource_type}" not in names
 
 
 def entry(
-    project_id: int, operation: str, resource_type: str, resource: str, username: str
+    project_id: int,
+    operation: str,
+    resource_type: str,
+    resource: str,
+    username: str,
+    config: dict | None = None,
 ) -> AuditLog | None:
-    """The record to store for an operation, or None when nothing goes to the table."""
-    if not enabled(operation, resource_type):
+    """The record to store for an operation, or None when nothing goes to the table.
+    `config`: the configuration values when the caller has read them already."""
+    config = config or configuration.values()
+    if not enabled(operation, resource_type, config):
         return None
     log = AuditLog(
         project_id=project_id or 0,
@@ -43,7 +50,7 @@ def entry(
         username=(username or ANONYMOUS)[:255],
         op_time=timezone.now(),
     )
-    if configuration.get("skip_audit_log_database"):
+    if config["skip_audit_log_database"]:
         logger.info(
             "audit %s %s %s by %s in project %s",
             log.operation,

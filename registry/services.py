@@ -449,14 +449,16 @@ def record_pull(
 ) -> None:
     """A manifest pull: pull times, the repository's pull count (unless disabled) and the
     audit record, written together."""
+    config = configuration.values()  # one cache read for every setting used here
     log = audit.entry(
         artifact.project_id,
         "pull",
         "artifact",
         audit.artifact_resource(repository.name, artifact.digest, tag),
         username,
+        config,
     )
-    if configuration.get("pull_count_update_disable"):
+    if config["pull_count_update_disable"]:
         if log is not None:
             log.save()
         return
