@@ -243,7 +243,7 @@ class ManifestView(DistributionView):
         auth.require(self.caller, name, "pull")
         found = manifests.resolve(name, reference)
         content = manifests.content(found)
-        manifests.record_pull(found)
+        manifests.record_pull(found, self.caller.username)
         return self._manifest_response(found, content, len(content))
 
     def head(self, request, name, reference):
@@ -262,6 +262,7 @@ class ManifestView(DistributionView):
         length = body_length(request)
         content = manifests.read_manifest_body(body_stream(request, length), length)
         pushed = manifests.push(name, reference, content, request.headers.get("Content-Type", ""))
+        manifests.record_push(name, reference, pushed, self.caller.username)
         response = HttpResponse(status=201)
         response["Location"] = f"/v2/{name}/manifests/{pushed.digest}"
         response["Docker-Content-Digest"] = pushed.digest
@@ -272,7 +273,7 @@ class ManifestView(DistributionView):
 
     def delete(self, request, name, reference):
         auth.require(self.caller, name, "delete")
-        manifests.delete(name, reference)
+        manifests.delete(name, reference, self.caller.username)
         response = HttpResponse(status=202)
         response["Content-Length"] = "0"
         return response
