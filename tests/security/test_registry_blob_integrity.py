@@ -100,3 +100,21 @@ def test_stray_bytes_past_the_offset_are_never_stored(reg):
     assert done.status_code == 201, done.text
     assert storage.read_bytes(sha256(data)) == data
     assert Blob.objects.get(digest=sha256(data)).size == len(data)
+
+
+def test_the_purge_never_takes_a_session_a_request_is_writing(reg, registry_url, owner):
+    from datetime import timedelta
+
+    from registry.distribution.blobs import purge_abandoned_uploads
+
+    data = b"P" * SIZE
+    location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
+    writing = patch_request(registry_url, location, owner, SIZE)
+    writing.send(data[: SIZE // 2])
+    settle()
+    assert purge_abandoned_uploads(timedelta(seconds=-1)) == 0
+    writing.send(data[SIZE // 2 :])
+    assert writing.status() == 202
+    done = reg.request("PUT", location, params={"digest": sha256(data)})
+    assert done.status_code == 201, done.text
+    assert storage.read_bytes(sha256(data)) == data
