@@ -189,8 +189,7 @@ class UploadStartView(DistributionView):
         if mount_digest and source and self.caller.may(source, "pull"):
             blob = blobs.mountable(source, mount_digest)
             if blob is not None:
-                manifests.charge_blob(name, blob.digest, blob.size)
-                blobs.link(name, blob)
+                blobs.mount(name, blob)
                 return blob_created(name, blob.digest)
         digest = request.GET.get("digest")
         if not digest:
