@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def pytest_configure(config):
     # Hashing cost is not what the tests measure; the server's default stays PBKDF2.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_signin_counters(monkeypatch):
+    """Failed sign-ins are counted in the cache the whole session shares: each test starts
+    with none, so that the wrong passwords of earlier tests do not throttle its own."""
+    from config import signin_throttle
+
+    monkeypatch.setattr(signin_throttle, "NAMESPACE", f"signin-fail-{uuid.uuid4().hex}")
 
 
 def wait_until(predicate, seconds: float = 30, interval: float = 0.1, message: str = "condition"):

@@ -11,9 +11,15 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from config.auth import check_password_cached, parse_basic
+from config.signin_throttle import SignInThrottled
 from registry import access
 from registry.distribution import token
-from registry.distribution.errors import Denied, DistributionError, Unauthorized
+from registry.distribution.errors import (
+    Denied,
+    DistributionError,
+    TooManyRequests,
+    Unauthorized,
+)
 from registry.models import Project
 
 # Distribution actions and the registry permission each needs in the project.
@@ -110,7 +116,12 @@ def identify(request) -> Caller:
         return Caller(token_access=grants, scheme="bearer")
     basic = parse_basic(header)
     if basic is not None:
-        user = check_password_cached(request, *basic)
+        try:
+            user = check_password_cached(request, *basic)
+        except SignInThrottled as error:
+            raise TooManyRequests(
+                str(error), headers={"Retry-After": str(error.retry_after)}
+            ) from error
         return Caller(user=user or AnonymousUser(), scheme="basic")
     return Caller()
 
