@@ -313,7 +313,10 @@ class TokenView(View):
     """
 
     def get(self, request):
-        caller = auth.identify(request)
+        try:
+            caller = auth.identify(request)
+        except DistributionError as error:
+            return error_response(error)
         if caller.scheme == "basic" and not caller.user.is_authenticated:
             return error_response(auth.Unauthorized("invalid credentials"))
         scopes = token.parse_scopes(request.GET.getlist("scope"))
