@@ -359,9 +359,13 @@ def add_blob(project: Project, digest: str, size: int, store) -> None:
 
     Harbor charges it then, once per project: QuotaExceeded when it is new to the project
     and would take it past its limit. `store()` makes it present (bytes and link) while the
-    project is locked, so concurrent pushes into one project are counted one at a time.
+    project is locked.
     """
-    project = Project.objects.select_for_update().get(pk=project.pk)
+    # Written before anything is read: the row's lock on PostgreSQL, the database's write
+    # lock on SQLite (where SELECT ... FOR UPDATE does not exist), so on both backends
+    # concurrent charges see each other's usage.
+    Project.objects.filter(pk=project.pk).update(storage_used=F("storage_used"))
+    project = Project.objects.get(pk=project.pk)
     if not usage.held_by_project(project.name, digest):
         check_quota(project, size)
     store()

@@ -192,11 +192,18 @@ def upload_headers(upload: Upload) -> dict:
 def purge_abandoned_uploads(older_than) -> int:
     """Cancel uploads untouched for `older_than`, and staged files no session owns."""
     cutoff = timezone.now() - older_than
-    stale = list(Upload.objects.filter(update_time__lt=cutoff))
-    for upload in stale:
-        cancel_upload(upload)
+    purged = 0
+    for upload in Upload.objects.filter(update_time__lt=cutoff):
+        try:
+            with _held(upload):
+                cancel_upload(upload)
+        except RangeInvalid:
+            continue  # a request is receiving a chunk of it right now
+        except BlobUploadUnknown:
+            upload.delete()
+        purged += 1
     known = {str(key) for key in Upload.objects.values_list("id", flat=True)}
     for path in storage.uploads_dir().iterdir():
         if path.name not in known and path.stat().st_mtime < cutoff.timestamp():
             path.unlink(missing_ok=True)
-    return len(stale)
+    return purged

@@ -2,8 +2,8 @@
 hold a request open mid-body, and the registry_oci fixtures (live server, owner, `team`)."""
 
 import base64
+import contextlib
 import socket
-import time
 from urllib.parse import urlsplit
 
 from tests.registry.factories import PASSWORD
@@ -41,15 +41,26 @@ class OpenRequest:
         self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
 
-    def status(self) -> int:
-        """The status line's code (reads the whole answer; the server closes after it)."""
-        received = b""
-        while chunk := self.sock.recv(65536):
+    def status_before_body(self, body: bytes, wait: float = 5.0) -> int:
+        """The status of a request the server may answer without reading its body; the
+        body is sent only if no answer came within `wait` seconds."""
+        self.sock.settimeout(wait)
+        try:
+            received = self.sock.recv(65536)
+        except TimeoutError:
+            received = b""
+        self.sock.settimeout(30)
+        if not received:
+            with contextlib.suppress(OSError):
+                self.sock.sendall(body)
+        return self.status(received)
+
+    def status(self, received: bytes = b"") -> int:
+        """The status line's code (the server may still be draining an unread body)."""
+        while b"\r\n" not in received:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                break
             received += chunk
         self.sock.close()
         return int(received.split(b" ", 2)[1])
-
-
-def settle(seconds: float = 0.5) -> None:
-    """Lets the server get into the request it has just been sent (no observable signal)."""
-    time.sleep(seconds)

@@ -3,6 +3,7 @@
 refuse it by): under gunicorn, a 64 MiB chunked manifest PUT is refused with 413 while the
 worker's peak memory stays far below the body's size."""
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -65,3 +66,56 @@ def test_a_chunked_manifest_past_the_limit_is_refused_without_being_buffered(
         assert grown < 16 * MIB, (
             f"worker grew by {grown / MIB:.0f} MiB in {time.monotonic() - started:.1f}s"
         )
+
+
+def test_a_chunked_patch_broken_off_under_gunicorn_leaves_the_session_as_it_was(bearer, tmp_path):
+    import socket
+
+    from registry.distribution import storage
+    from tests.conftest import wait_until
+
+    data = bytes(range(256)) * 8192
+    with web_server(tmp_path / "gunicorn.log") as (base, _):
+        started = requests.post(f"{base}/v2/{NAME}/blobs/uploads/", headers=bearer, timeout=60)
+        location, key = started.headers["Location"], started.headers["Docker-Upload-UUID"]
+        first = requests.patch(base + location, data=data[: MIB // 2], headers=bearer, timeout=60)
+        assert first.status_code == 202, first.text
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
+            head = (
+                f"PATCH {location} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Authorization: {bearer['Authorization']}\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n"
+            )
+            connection.sendall(head.encode())
+            for start in range(MIB // 2, MIB // 2 + 5 * MIB // 4, 64 * 1024):
+                piece = data[start : start + 64 * 1024]
+                connection.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            # A last chunk announced and cut short: the client goes away mid-body.
+            connection.sendall(b"10000\r\n" + data[:1000])
+            wait_until(
+                lambda: storage.upload_path(key).stat().st_size > MIB // 2,
+                message="part of the chunked body staged",
+            )
+        # The client is gone mid-body: the staged file is cut back to the saved offset.
+        wait_until(
+            lambda: storage.upload_path(key).stat().st_size == MIB // 2,
+            message="the staged file cut back",
+        )
+        status = wait_until(
+            lambda: requests.get(base + location, headers=bearer, timeout=60),
+            message="the session free again",
+        )
+        assert status.headers["Range"] == f"0-{MIB // 2 - 1}"
+        rest = requests.patch(
+            base + location, data=iter([data[MIB // 2 :]]), headers=bearer, timeout=60
+        )
+        assert rest.status_code == 202, rest.text
+        done = requests.put(
+            base + rest.headers["Location"],
+            params={"digest": "sha256:" + hashlib.sha256(data).hexdigest()},
+            headers=bearer,
+            timeout=60,
+        )
+        assert done.status_code == 201, done.text
+    assert storage.read_bytes("sha256:" + hashlib.sha256(data).hexdigest()) == data

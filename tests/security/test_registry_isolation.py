@@ -1,13 +1,15 @@
 # ruff: noqa: F811  (pytest fixtures imported from registry_support)
 """The registry's tenant-isolation matrix: every kind of caller (anonymous, another
-project's user, each project role, system admin) against each class of operation (read,
+project's user, each project role, system admin, robot accounts of the private project
+with pull or pull+push permissions) against each class of operation (read,
 write, delete, admin) on a private and a public project, through the real URLs of the
 Harbor API (/api/v2.0/) and of the distribution API (/v2/, with Bearer tokens from the
 token service as docker and oras get them); and an OCI client (oras) pushing and pulling.
 
 Harbor's rules: members read; developers and up write (push); maintainers and up delete;
 project admins administer (members, `*` on repositories); anyone reads a public project;
-nothing else reaches a project from outside it.
+a robot holds exactly its permissions, in its own project only; nothing else reaches a
+project from outside it.
 """
 
 import base64
@@ -18,8 +20,8 @@ import oras.client
 import pytest
 import requests
 
-from registry import services
-from registry.models import Artifact, Role
+from registry import robots, services
+from registry.models import Artifact, Project, Robot, Role
 from tests.registry.factories import PASSWORD, ProjectFactory, UserFactory
 from tests.registry_oci.conftest import tracked_session
 from tests.security.registry_support import (  # noqa: F401
@@ -36,7 +38,12 @@ ROLES = {
     "guest": Role.GUEST,
     "limitedGuest": Role.LIMITED_GUEST,
 }
-CALLERS = ["anonymous", "outsider", *ROLES, "sysadmin"]
+READ = [("repository", "list"), ("repository", "pull"), ("artifact", "list"), ("artifact", "read")]
+ROBOTS = {
+    "robotPull": READ,
+    "robotPush": [*READ, ("repository", "push"), ("repository", "update")],
+}
+CALLERS = ["anonymous", "outsider", *ROLES, "sysadmin", *ROBOTS]
 MEMBERS = set(ROLES) | {"sysadmin"}
 ALLOWED = {
     "read": MEMBERS,
@@ -44,13 +51,24 @@ ALLOWED = {
     "delete": {"projectAdmin", "maintainer", "sysadmin"},
     "admin": {"projectAdmin", "sysadmin"},
 }
+# Robots of the private project: what their permissions grant, there only.
+ROBOT_ALLOWED = {"robotPull": {"read"}, "robotPush": {"read", "write"}}
 PROJECTS = {"private": "team", "public": "pub"}
+CREDENTIALS: dict[str, tuple[str, str]] = {}
 
 
 def allowed(caller: str, operation: str, visibility: str) -> bool:
     if visibility == "public" and operation == "read":
         return True
+    if caller in ROBOTS:
+        return visibility == "private" and operation in ROBOT_ALLOWED[caller]
     return caller in ALLOWED[operation]
+
+
+def credentials(caller: str) -> tuple[str, str] | None:
+    if caller == "anonymous":
+        return None
+    return CREDENTIALS.get(caller, (caller.lower(), PASSWORD))
 
 
 @pytest.fixture
@@ -68,6 +86,19 @@ def world(registry_url, owner):
     ProjectFactory(owner=outsider, name="elsewhere")
     UserFactory(username="sysadmin", is_superuser=True, is_staff=True)
     UserFactory(username="spare")
+    team = Project.objects.get(name="team")
+    for caller, access in ROBOTS.items():
+        permissions = [
+            {
+                "kind": "project",
+                "namespace": "team",
+                "access": [{"resource": r, "action": a} for r, a in access],
+            }
+        ]
+        robot, secret = robots.create(
+            owner, caller.lower(), Robot.Level.PROJECT, permissions, project=team, duration=30
+        )
+        CREDENTIALS[caller] = (robots.full_name(robot), secret)
     pusher = Registry(registry_url, owner.username)
     images = {}
     for project in PROJECTS.values():
@@ -79,14 +110,16 @@ def world(registry_url, owner):
 
 
 def api(registry_url, caller: str) -> Registry:
-    return Registry(registry_url, None if caller == "anonymous" else caller.lower())
+    found = credentials(caller)
+    if found is None:
+        return Registry(registry_url)
+    return Registry(registry_url, found[0], found[1])
 
 
 def bearer(registry_url, caller: str, project: str, actions: str) -> tuple[dict, set]:
     """A token for `project/app` as the token service grants it, and the granted actions."""
     session = tracked_session(requests.Session())
-    if caller != "anonymous":
-        session.auth = (caller.lower(), PASSWORD)
+    session.auth = credentials(caller)
     answer = session.get(
         f"{registry_url}/service/token",
         params={"service": "harbor-registry", "scope": f"repository:{project}/app:{actions}"},
@@ -158,8 +191,9 @@ def oras_client(registry_url, caller: str) -> tuple[oras.client.OrasClient, str]
     host = urlparse(registry_url).netloc
     client = oras.client.OrasClient(hostname=host, insecure=True)
     tracked_session(client.session)
-    if caller != "anonymous":
-        client.auth.set_basic_auth(caller.lower(), PASSWORD)
+    found = credentials(caller)
+    if found is not None:
+        client.auth.set_basic_auth(*found)
     return client, host
 
 
@@ -174,11 +208,11 @@ def test_oras_push_and_pull_follow_the_matrix(caller, registry_url, world, tmp_p
         pushed = True
     except Exception:
         pushed = False
-    assert pushed == (caller in ALLOWED["write"])
+    assert pushed == allowed(caller, "write", "private")
     assert Artifact.objects.filter(tags__name=caller.lower()).exists() == pushed
     try:
         client.pull(target=f"{host}/team/app:v1", outdir=str(tmp_path / "out"))
         pulled = True
     except Exception:
         pulled = False
-    assert pulled == (caller in ALLOWED["read"])
+    assert pulled == allowed(caller, "read", "private")

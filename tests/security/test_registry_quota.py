@@ -75,3 +75,22 @@ def test_mounting_a_blob_into_a_full_project_is_refused(reg, registry_url):
     assert mounted.status_code == 403, mounted.text
     assert used(reg) == 500
     assert json.loads(mounted.content)["errors"][0]["code"] == "DENIED"
+
+
+def test_concurrent_uploads_cannot_together_pass_the_limit(reg):
+    from concurrent.futures import ThreadPoolExecutor
+
+    Project.objects.filter(name="team").update(storage_limit=1000)
+    bodies = [bytes([65 + n]) * 600 for n in range(4)]
+    locations = [
+        reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"] for _ in bodies
+    ]
+
+    def complete(pair):
+        location, body = pair
+        return reg.request("PUT", location, params={"digest": sha256(body)}, data=body)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(complete, zip(locations, bodies, strict=True)))
+    assert sorted(answer.status_code for answer in answers) == [201, 403, 403, 403]
+    assert used(reg) == 600
