@@ -99,12 +99,10 @@ def _failed(sender, credentials, request=None, **kwargs):
 
 
 class ThrottleBackend:
-    """Checks no password: refuses (SignInThrottled) before the real backends would."""
+    """Checks no password: refuses (SignInThrottled) before the real backends would. It
+    signs nobody in, so it has no `get_user` (sessions and force_login skip it)."""
 
     def authenticate(self, request, username=None, password=None, **kwargs):
         if username is not None:
             check(request, username)
-        return None
-
-    def get_user(self, user_id):
         return None
