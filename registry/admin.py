@@ -7,12 +7,14 @@ from registry.models import (
     Artifact,
     ArtifactLabel,
     ArtifactReference,
+    AuditLog,
     ConfigEntry,
     Label,
     Project,
     ProjectMember,
     ProjectMetadata,
     Repository,
+    Robot,
     Tag,
     UserGroup,
     UserProfile,
@@ -189,6 +191,24 @@ class ArtifactLabelAdmin(admin.ModelAdmin):
     search_fields = ["label__name", "artifact__digest"]
     list_filter = ["label"]
     raw_id_fields = ["artifact", "label"]
+
+
+@admin.register(Robot)
+class RobotAdmin(SystemRecordAdmin):
+    """Robots are managed through /api/v2.0/robots (the secret is shown once there)."""
+
+    list_display = ["name", "level", "project", "disabled", "expires_at", "creation_time"]
+    list_select_related = ["project"]
+    search_fields = ["name", "description", "project__name"]
+    list_filter = ["level", "disabled", "creation_time"]
+    exclude = ["secret_hash"]
+
+
+@admin.register(AuditLog)
+class AuditLogAdmin(SystemRecordAdmin):
+    list_display = ["op_time", "username", "operation", "resource_type", "resource", "project_id"]
+    search_fields = ["username", "resource"]
+    list_filter = ["operation", "resource_type", "op_time"]
 
 
 # The OCI distribution records (registry/distribution) are registered in their own module.

@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from config import account_deletion
-from registry import configuration, ldap
+from registry import audit, configuration, ldap
+from registry.distribution import usage
 from registry.errors import (
     BadRequest,
     Conflict,
@@ -28,6 +29,7 @@ from registry.models import (
     Artifact,
     ArtifactLabel,
     ArtifactReference,
+    AuditLog,
     Label,
     Project,
     ProjectMember,
@@ -100,6 +102,8 @@ def _parse_bool(value: str) -> bool | None:
 
 
 def creation_allowed(user) -> bool:
+    if getattr(user, "robot", None):
+        return False  # a robot owns nothing; projects have a person as owner
     if user.is_superuser:
         return True
     return configuration.get("project_creation_restriction") != "adminonly"
@@ -332,20 +336,37 @@ def _repository_full_name(project: Project, repository_name: str) -> str:
 
 
 def storage_usage(project: Project) -> int:
-    """Bytes used by a project: each distinct artifact digest counted once."""
-    sizes = (
-        Artifact.objects.filter(project=project)
-        .order_by()
-        .values("digest")
-        .annotate(size=Max("size"))
-        .values_list("size", flat=True)
-    )
-    return int(sum(sizes))
+    """Bytes a project holds: see registry.distribution.usage (Harbor's project blobs)."""
+    return usage.project_bytes(project.name)
 
 
 def _refresh_usage(project_id: int) -> None:
     project = Project.objects.get(pk=project_id)
     Project.objects.filter(pk=project_id).update(storage_used=storage_usage(project))
+
+
+def _account(project: Project) -> None:
+    """Usage recomputed after a change in the (locked) project: QuotaExceeded when it grew
+    past the limit, which rolls the change back."""
+    used = storage_usage(project)
+    if used > project.storage_used:
+        check_quota(project, used - project.storage_used)
+    Project.objects.filter(pk=project.pk).update(storage_used=used)
+
+
+@transaction.atomic
+def add_blob(project: Project, digest: str, size: int, store) -> None:
+    """A blob entering a repository of the project (upload completed, or mounted).
+
+    Harbor charges it then, once per project: QuotaExceeded when it is new to the project
+    and would take it past its limit. `store()` makes it present (bytes and link) while the
+    project is locked, so concurrent pushes into one project are counted one at a time.
+    """
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if not usage.held_by_project(project.name, digest):
+        check_quota(project, size)
+    store()
+    _account(project)
 
 
 def check_quota(project: Project, extra_bytes: int) -> None:
@@ -380,8 +401,9 @@ def record_artifact_push(
     `repository_name` is the full name (`project/repo`) or the part after the project.
     `references` are the children of an index: dicts with `digest` and optional
     `platform`, `annotations`, `urls`; children pushed earlier are linked by digest.
-    Pushing a known digest again only (re)points the tag. The project row is locked so
-    concurrent pushes into one project account quota one after the other.
+    Pushing a known digest again only (re)points the tag. Usage counts the blobs linked
+    to the project (the manifest's included, linked by the caller in the same transaction);
+    the project row is locked so concurrent pushes into one project count one at a time.
     """
     project = Project.objects.select_for_update().get(pk=project.pk)
     now = timezone.now()
@@ -390,8 +412,6 @@ def record_artifact_push(
     )
     artifact = Artifact.objects.filter(repository=repository, digest=digest).first()
     if artifact is None:
-        new_bytes = 0 if Artifact.objects.filter(project=project, digest=digest).exists() else size
-        check_quota(project, new_bytes)
         kind = kind or artifact_kind(media_type)
         artifact = Artifact.objects.create(
             repository=repository,
@@ -408,8 +428,6 @@ def record_artifact_push(
             annotations=dict(annotations) if annotations is not None else None,
         )
         _link_references(artifact, references)
-        if new_bytes:
-            Project.objects.filter(pk=project.pk).update(storage_used=project.storage_used + size)
     else:
         Artifact.objects.filter(pk=artifact.pk).update(push_time=now)
         artifact.push_time = now
@@ -420,6 +438,7 @@ def record_artifact_push(
             defaults={"artifact": artifact, "push_time": now, "pull_time": None},
         )
     Repository.objects.filter(pk=repository.pk).update(update_time=now)
+    _account(project)
     return artifact
 
 
@@ -442,18 +461,43 @@ def _link_references(parent: Artifact, references: Iterable[Mapping]) -> None:
     ArtifactReference.objects.bulk_create(rows)
 
 
-def record_pull(repository: Repository, artifact: Artifact, tag: str | None = None) -> None:
-    """A manifest pull: pull times and the repository's pull count (unless disabled)."""
-    if configuration.get("pull_count_update_disable"):
+def record_pull(
+    repository: Repository, artifact: Artifact, tag: str | None = None, username: str = ""
+) -> None:
+    """A manifest pull: pull times, the repository's pull count (unless disabled) and the
+    audit record, written together."""
+    config = configuration.values()  # one cache read for every setting used here
+    log = audit.entry(
+        artifact.project_id,
+        "pull",
+        "artifact",
+        audit.artifact_resource(repository.name, artifact.digest, tag),
+        username,
+        config,
+    )
+    if config["pull_count_update_disable"]:
+        if log is not None:
+            log.save()
         return
     now = timezone.now()
     if connection.vendor == "postgresql":
         # Every manifest GET lands here: one statement (one round trip, no transaction to
-        # open and commit) instead of three updates.
+        # open and commit) instead of three updates and an insert.
+        params = [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
+        statement = PULL_STATEMENT
+        if log is not None:
+            statement = PULL_LOG_STATEMENT
+            params = [
+                log.project_id,
+                log.operation,
+                log.resource_type,
+                log.resource,
+                log.username,
+                log.op_time,
+                *params,
+            ]
         with connection.cursor() as cursor:
-            cursor.execute(
-                PULL_STATEMENT, [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
-            )
+            cursor.execute(statement, params)
     else:
         with transaction.atomic():
             Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
@@ -463,16 +507,22 @@ def record_pull(repository: Repository, artifact: Artifact, tag: str | None = No
             Repository.objects.filter(pk=repository.pk).update(
                 pull_count=F("pull_count") + 1, update_time=now
             )
+            if log is not None:
+                log.save()
     repository.pull_count += 1
 
 
-PULL_STATEMENT = f"""
-WITH artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
-     tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s
-             WHERE repository_id = %s AND name = %s)
+PULL_UPDATES = f"""
+artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
+tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s WHERE repository_id = %s AND name = %s)
 UPDATE {Repository._meta.db_table} SET pull_count = pull_count + 1, update_time = %s
 WHERE id = %s
 """
+PULL_STATEMENT = "WITH" + PULL_UPDATES
+PULL_LOG_STATEMENT = f"""WITH audit AS (
+INSERT INTO {AuditLog._meta.db_table}
+(project_id, operation, resource_type, resource, username, op_time)
+VALUES (%s, %s, %s, %s, %s, %s)),{PULL_UPDATES}"""
 
 
 def delete_tag(repository: Repository, name: str) -> None:
@@ -480,10 +530,10 @@ def delete_tag(repository: Repository, name: str) -> None:
         raise NotFound(f"tag {name} not found")
 
 
-def _delete_artifacts(artifacts: list[Artifact]) -> None:
-    """Delete artifacts, then their children no one else references or tags."""
+def _delete_artifacts(artifacts: list[Artifact]) -> set[str]:
+    """Delete artifacts, then their children no one else references or tags; their digests."""
     if not artifacts:
-        return
+        return set()
     ids = [artifact.pk for artifact in artifacts]
     child_ids = set(
         ArtifactReference.objects.filter(parent_id__in=ids, child__isnull=False).values_list(
@@ -496,15 +546,22 @@ def _delete_artifacts(artifacts: list[Artifact]) -> None:
         .annotate(parents=Count("referenced_by"), tag_count=Count("tags"))
         .filter(parents=0, tag_count=0)
     )
-    _delete_artifacts(list(orphans))
+    return {artifact.digest for artifact in artifacts} | _delete_artifacts(list(orphans))
 
 
 @transaction.atomic
 def delete_artifact(artifact: Artifact) -> None:
-    """Delete an artifact with its tags and labels (and orphaned index children)."""
+    """Delete an artifact with its tags and labels (and orphaned index children).
+
+    The blobs no artifact left in the repository references are released, as Harbor
+    releases a project's blob associations when an artifact goes.
+    """
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
-    _delete_artifacts([artifact])
+    repository = artifact.repository
+    deleted = _delete_artifacts([artifact])
+    remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))
+    usage.release(repository.name, deleted, remaining)
     _refresh_usage(project_id)
 
 
@@ -745,6 +802,12 @@ def update_configuration(changes: Mapping) -> dict:
             "the auth mode cannot be modified as new users have been inserted into database"
         )
     before = configuration.values()
+    if (
+        typed.get("ldap_url", before["ldap_url"]) != before["ldap_url"]
+        and "ldap_search_password" not in typed
+    ):
+        # The bind password was given for one directory: never send it to another.
+        typed["ldap_search_password"] = ""
     stored = configuration.update(typed)
     if any(before[key] != stored[key] for key in ldap.SIGN_IN_KEYS & stored.keys()):
         # Who may sign in through the directory changed: remembered sign-ins are dropped.

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from registry import services
-from registry.distribution import auth, blobs, digests, storage
+from registry import audit, services
+from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
     DigestInvalid,
@@ -22,7 +22,7 @@ from registry.distribution.errors import (
     SizeInvalid,
     TooLarge,
 )
-from registry.distribution.models import Blob, Referrer, RepositoryBlob
+from registry.distribution.models import Blob, Referrer
 from registry.errors import QuotaExceeded
 from registry.models import Artifact, Project, Repository, Tag
 
@@ -63,18 +63,24 @@ class Found:
 class Pushed:
     digest: str
     subject: str
+    project_id: int = 0
+    # A tag pointed at an artifact the repository already held (a new tag, no new artifact).
+    retagged: bool = False
 
 
 def read_manifest_body(stream, length: int | None) -> bytes:
+    """The body, read no further than the limit: a chunked body announces no length."""
     if length is not None and length > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+    received = bytearray()
     try:
-        content = b"".join(storage.read_body(stream, length))
+        for chunk in storage.read_body(stream, length, limit=MAX_MANIFEST_BYTES + 1):
+            received += chunk
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    if len(content) > MAX_MANIFEST_BYTES:
+    if len(received) > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
-    return content
+    return bytes(received)
 
 
 def _descriptor(value, where: str) -> dict:
@@ -151,10 +157,11 @@ def _image_details(repository_name: str, document: dict) -> tuple[int, dict | No
     for item in wanted:
         if item["digest"] not in known:
             raise ManifestBlobUnknown(detail={"digest": item["digest"]})
+        _check_size(item, known[item["digest"]])
     size = sum(item["size"] for item in wanted)
     extra_attrs = None
     if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
-        extra_attrs = _config_attributes(storage.read_bytes(config["digest"]))
+        extra_attrs = _config_attributes(storage.read_bytes(config["digest"], MAX_CONFIG_BYTES))
     return size, extra_attrs
 
 
@@ -188,7 +195,19 @@ def _index_details(repository: Repository | None, document: dict) -> int:
     for digest in children:
         if digest not in known:
             raise ManifestBlobUnknown("manifest unknown to registry", detail={"digest": digest})
+    stored = dict(Blob.objects.filter(digest__in=children).values_list("digest", "size"))
+    for child in document["manifests"]:
+        _check_size(child, stored.get(child["digest"], child["size"]))
     return sum(known[digest] for digest in set(children))
+
+
+def _check_size(item: dict, stored: int) -> None:
+    """A descriptor's size must be the stored blob's: usage and pulls rely on it."""
+    if item["size"] != stored:
+        raise ManifestInvalid(
+            f"{item['digest']} is {stored} bytes but the manifest says {item['size']}",
+            detail={"digest": item["digest"], "size": item["size"]},
+        )
 
 
 def push(repository_name: str, reference: str, content: bytes, content_type: str) -> Pushed:
@@ -225,6 +244,11 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             for child in document["manifests"]
         ]
     subject = (document.get("subject") or {}).get("digest", "")
+    retagged = (
+        bool(tag)
+        and repository is not None
+        and Artifact.objects.filter(repository=repository, digest=digest).exists()
+    )
     storage.save_bytes(digest, content)
     with transaction.atomic():
         blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": len(content)})
@@ -256,16 +280,23 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
                     "annotations": document.get("annotations"),
                 },
             )
-    return Pushed(digest=digest, subject=subject)
+    return Pushed(digest=digest, subject=subject, project_id=project.pk, retagged=retagged)
+
+
+def record_push(repository_name: str, reference: str, pushed: Pushed, username: str) -> None:
+    if pushed.retagged:
+        resource, kind = f"{repository_name}:{reference}", "tag"
+    else:
+        tag = None if reference == pushed.digest else reference
+        resource, kind = audit.artifact_resource(repository_name, pushed.digest, tag), "artifact"
+    audit.record(pushed.project_id, "create", kind, resource, username)
 
 
 def charge_blob(repository_name: str, digest: str, size: int) -> None:
-    """Refuse a blob that is new to the project and would take it over its quota."""
+    """Refuse early (before its body is read) a blob that cannot fit in the project; the
+    charge itself is made when the upload completes, at the blob's real size."""
     project = _project(repository_name)
-    in_project = RepositoryBlob.objects.filter(
-        blob__digest=digest, repository_name__startswith=project.name + "/"
-    ).exists()
-    if in_project:
+    if usage.held_by_project(project.name, digest):
         return
     try:
         services.check_quota(project, size)
@@ -319,11 +350,11 @@ def size(found: Found) -> int:
         raise ManifestUnknown(detail={"digest": found.digest}) from exc
 
 
-def record_pull(found: Found) -> None:
-    services.record_pull(found.repository, found.artifact, found.tag)
+def record_pull(found: Found, username: str) -> None:
+    services.record_pull(found.repository, found.artifact, found.tag, username)
 
 
-def delete(repository_name: str, reference: str) -> None:
+def delete(repository_name: str, reference: str, username: str) -> None:
     """By digest: the artifact (with its tags); by tag: that tag only."""
     repository = Repository.objects.filter(name=repository_name).first()
     if repository is None:
@@ -334,10 +365,14 @@ def delete(repository_name: str, reference: str) -> None:
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
         services.delete_artifact(artifact)
+        resource = audit.artifact_resource(repository_name, reference)
+        audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
     if not Tag.objects.filter(repository=repository, name=reference).exists():
         raise ManifestUnknown(detail={"reference": reference})
     services.delete_tag(repository, reference)
+    resource = f"{repository_name}:{reference}"
+    audit.record(repository.project_id, "delete", "tag", resource, username)
 
 
 def referrers(repository_name: str, digest: str, artifact_type: str = "") -> dict:
