@@ -11,7 +11,14 @@ class CodehostConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save
 
-        from codehost.signals import create_user_namespace, require_password_change, revoke_tokens
+        from codehost.signals import (
+            account_holdings,
+            account_leftovers,
+            create_user_namespace,
+            require_password_change,
+            revoke_tokens,
+        )
+        from config import account_deletion
         from config.accounts import account_disabled, password_reset
 
         post_save.connect(
@@ -19,3 +26,6 @@ class CodehostConfig(AppConfig):
         )
         account_disabled.connect(revoke_tokens, dispatch_uid="codehost-revoke-tokens")
         password_reset.connect(require_password_change, dispatch_uid="codehost-password-reset")
+        account_deletion.register(
+            "codehost", holdings=account_holdings, leftovers=account_leftovers
+        )

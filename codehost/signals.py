@@ -1,7 +1,13 @@
 """Every account gets its code hosting namespace (a Gitea "user") when it is created; a
-disabled account loses its tokens, a reset password must be changed."""
+disabled account loses its tokens, a reset password must be changed; an account is
+deleted only when it owns no repository and belongs to no organization (Gitea's rule),
+and its namespace directory goes with it."""
 
-from codehost.models import AccessToken, Owner
+import shutil
+
+from codehost import git
+from codehost.models import AccessToken, OrgMembership, Owner, Repository, TeamMember
+from config.account_deletion import Holding
 
 
 def create_user_namespace(sender, instance, created, raw=False, **kwargs):
@@ -33,3 +39,31 @@ def revoke_tokens(sender, user, **kwargs):
 def require_password_change(sender, user, **kwargs):
     """After an administrator's password reset the user picks their own (Gitea's rule)."""
     Owner.objects.filter(user=user).update(must_change_password=True)
+
+
+def account_holdings(user) -> list[Holding]:
+    """What keeps the account from being deleted, in Gitea's words (config.account_deletion)."""
+    owner = Owner.objects.filter(user=user).first()
+    if owner is None:
+        return []
+    found = []
+    if Repository.objects.filter(owner=owner).exists():
+        message = f"user still has ownership of repositories [uid: {owner.pk}]"
+        found.append(Holding("codehost", message))
+    if (
+        OrgMembership.objects.filter(user=owner).exists()
+        or TeamMember.objects.filter(user=owner).exists()
+    ):
+        message = f"user still has membership of organizations [uid: {owner.pk}]"
+        found.append(Holding("codehost", message))
+    return found
+
+
+def account_leftovers(user):
+    """The namespace's directory (with whatever an earlier failure left in it), removed once
+    the account is deleted: a new account of that name starts from nothing."""
+    owner = Owner.objects.filter(user=user).first()
+    if owner is None:
+        return lambda: None
+    directory = git.root() / owner.lower_name
+    return lambda: shutil.rmtree(directory, ignore_errors=True)

@@ -1,10 +1,13 @@
-"""The one Django user behind all three services: disable, enable, reset a password."""
+"""The one Django user behind all three services: disable, enable, reset a password,
+delete (config.account_deletion: refused while the account owns things anywhere)."""
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 
-from config import accounts
+from config import account_deletion, accounts
 from config.admin_tools import record
 
 User = get_user_model()
@@ -26,10 +29,31 @@ class AccountAdmin(UserAdmin):
     list_filter = ["is_active", "is_staff", "is_superuser", "date_joined", "last_login"]
     actions = ["disable_accounts", "enable_accounts", "reset_passwords"]
 
-    def has_delete_permission(self, request, obj=None):
-        # A user owns repositories (git directories) and stores: deleting the row alone
-        # would leave them behind. Disable instead; deletion belongs to the services.
-        return False
+    def get_deleted_objects(self, objs, request):
+        # What an account still owns in any service blocks its deletion, as a protected
+        # object does: the admin's confirmation page lists it and deletes nothing. What
+        # goes along with an account that owns nothing (its namespace, tokens, feed) is
+        # the account deletion's business, whatever the other admins allow on their own.
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        for user in objs:
+            protected.extend(
+                f"{user.get_username()}: {holding.message} ({holding.service})"
+                for holding in account_deletion.holdings(user)
+            )
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request, obj):
+        # The same operation as Harbor's and Gitea's user deletion (config.account_deletion).
+        self.delete_queryset(request, [obj])
+
+    def delete_queryset(self, request, queryset):
+        try:
+            with transaction.atomic():  # all of the selected accounts, or none
+                for user in queryset:
+                    account_deletion.delete_account(user)
+        except account_deletion.AccountStillOwns as error:
+            # It came to own something since the confirmation page: 403, nothing deleted.
+            raise PermissionDenied(str(error)) from error
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -158,6 +158,9 @@ BASIC_AUTH_DIRECTORY_CACHE_SECONDS = env_int("BASIC_AUTH_DIRECTORY_CACHE_SECONDS
 SIGNIN_THROTTLE_ACCOUNT_FAILURES = env_int("SIGNIN_THROTTLE_ACCOUNT_FAILURES", 10)
 SIGNIN_THROTTLE_ADDRESS_FAILURES = env_int("SIGNIN_THROTTLE_ADDRESS_FAILURES", 100)
 SIGNIN_THROTTLE_WINDOW = env_int("SIGNIN_THROTTLE_WINDOW", 900)
+# Reverse proxies in front of gunicorn whose X-Forwarded-For is trusted for the client's
+# address (0: the peer address; a client's own X-Forwarded-For is then ignored).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
 # --- registry (LDAP) ----------------------------------------------------------------
 # The directory itself is configured at runtime through PUT /api/v2.0/configurations; these

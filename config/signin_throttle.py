@@ -34,7 +34,15 @@ class SignInThrottled(Throttled):
 
 
 def client_address(request) -> str:
-    return (getattr(request, "META", None) or {}).get("REMOTE_ADDR") or "-"
+    """The peer's address; behind TRUSTED_PROXY_COUNT proxies, the address the outermost of
+    them saw (X-Forwarded-For is read from the right, so a client cannot forge it)."""
+    meta = getattr(request, "META", None) or {}
+    hops = settings.TRUSTED_PROXY_COUNT
+    forwarded = [part.strip() for part in meta.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [part for part in forwarded if part]
+    if hops and forwarded:
+        return forwarded[-min(hops, len(forwarded))]
+    return meta.get("REMOTE_ADDR") or "-"
 
 
 def _counters(request, username: str) -> list[tuple[str, int]]:
@@ -99,12 +107,10 @@ def _failed(sender, credentials, request=None, **kwargs):
 
 
 class ThrottleBackend:
-    """Checks no password: refuses (SignInThrottled) before the real backends would."""
+    """Checks no password: refuses (SignInThrottled) before the real backends would. It
+    signs nobody in, so it has no `get_user` (sessions and force_login skip it)."""
 
     def authenticate(self, request, username=None, password=None, **kwargs):
         if username is not None:
             check(request, username)
-        return None
-
-    def get_user(self, user_id):
         return None

@@ -14,6 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from config import account_deletion
 from registry import audit, configuration, ldap
 from registry.distribution import usage
 from registry.errors import (
@@ -742,9 +743,14 @@ def set_sysadmin(user, flag: bool) -> None:
     user.save(update_fields=["is_superuser", "is_staff"])
 
 
-@transaction.atomic
 def delete_user(user) -> None:
-    user.delete()
+    """The account goes from all three services, or, while it still owns repositories,
+    organizations or stores elsewhere, nothing changes (412, as Harbor refuses to delete
+    a project that still holds repositories). Its projects stay, without an owner."""
+    try:
+        account_deletion.delete_account(user)
+    except account_deletion.AccountStillOwns as error:
+        raise PreconditionFailed(f"the user can not be deleted: {error}") from error
 
 
 @transaction.atomic

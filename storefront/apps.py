@@ -6,3 +6,9 @@ class StorefrontConfig(AppConfig):
     verbose_name = "Storefront (Tiendanube v1)"
     # This app's section of the admin dashboard (config/dashboard.py).
     dashboard = "storefront.dashboard.section"
+
+    def ready(self):
+        from config import account_deletion
+        from storefront.services import account_holdings
+
+        account_deletion.register("storefront", holdings=account_holdings)

@@ -125,24 +125,6 @@ def forget(store_id: int, sources) -> None:
         transaction.on_commit(remove)
 
 
-def forget_store(store_id: int) -> None:
-    """Remove every file the store uploaded (the store is being deleted)."""
-    folder = f"storefront/{int(store_id)}"
-    transaction.on_commit(lambda: _remove_tree(folder))
-
-
-def _remove_tree(folder: str) -> None:
-    try:
-        directories, files = default_storage.listdir(folder)
-    except FileNotFoundError:
-        return
-    for name in files:
-        default_storage.delete(f"{folder}/{name}")
-    for directory in directories:
-        _remove_tree(f"{folder}/{directory}")
-    default_storage.delete(folder)
-
-
 def serve(request, name: str):
     """GET of an uploaded image (public, like Tiendanube's CDN)."""
     path = f"storefront/{name}"

@@ -14,6 +14,7 @@ from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
+from config.account_deletion import Holding
 from config.auth import hash_token
 from storefront.models import SCOPES, AccessToken, App, AuthorizationCode, Installation, Store
 
@@ -137,3 +138,12 @@ def installation_for_token(token: str) -> Installation | None:
         .first()
     )
     return found.installation if found else None
+
+
+def account_holdings(user) -> list:
+    """Stores keep an account from being deleted: they hold orders, uploads and installed
+    apps' data that are not to vanish with a user (config.account_deletion)."""
+    count = Store.objects.filter(owner=user).count()
+    if not count:
+        return []
+    return [Holding("storefront", f"user still owns stores [count: {count}]")]

@@ -34,6 +34,7 @@ urlpatterns = [
     path("repos/<str:owner>/<str:repo>/mirror-sync", MirrorSyncView.as_view()),
     # accounts, organizations and the rest clients need
     path("admin/users", users.AdminUsersView.as_view()),
+    path("admin/users/<str:username>", users.AdminUserView.as_view()),
     path("admin/users/<str:username>/orgs", users.AdminUserOrgsView.as_view()),
     path("admin/users/<str:username>/repos", users.AdminUserReposView.as_view()),
     path("user", users.CurrentUserView.as_view()),

@@ -182,10 +182,11 @@ def test_reset_password_shows_a_new_one_once_and_requires_a_change(console, byst
     assert logged(owner, "Cleared must_change_password.")
 
 
-def test_accounts_are_disabled_not_deleted_here(console, bystander):
+def test_an_account_owning_nothing_is_deleted_from_every_service(console, bystander):
+    # The rule when it owns something (refused) is in tests/security/test_account_deletion.py.
     answer = console.post(f"/admin/auth/user/{bystander.pk}/delete/", {"post": "yes"})
-    assert answer.status_code == 403
-    assert get_user_model().objects.filter(pk=bystander.pk).exists()
+    assert answer.status_code == 302
+    assert not get_user_model().objects.filter(pk=bystander.pk).exists()
 
 
 @pytest.mark.parametrize(

@@ -165,3 +165,34 @@ def test_failures_are_shared_across_processes(monkeypatch, tmp_path):
         assert get("/api/v2.0/users/current", username, PASSWORD, "127.0.0.1").status_code == 429
         answer = requests.get(url, auth=(username, PASSWORD), timeout=30)
         assert answer.status_code == 429 and int(answer.headers["Retry-After"]) > 0
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_throttle(alice):
+    for n in range(10):
+        get("/api/v2.0/users/current", "alice", f"guess{n}", HTTP_X_FORWARDED_FOR=f"10.9.0.{n}")
+    forged = get("/api/v2.0/users/current", "alice", "x", HTTP_X_FORWARDED_FOR="10.9.9.9")
+    assert forged.status_code == 429
+
+
+def test_behind_a_trusted_proxy_the_forwarded_client_is_counted(settings, alice):
+    settings.TRUSTED_PROXY_COUNT = 1
+    proxy = "127.0.0.1"
+    for n in range(10):
+        get("/api/v2.0/users/current", "alice", f"g{n}", proxy, HTTP_X_FORWARDED_FOR=ATTACKER)
+    assert (
+        get(
+            "/api/v2.0/users/current", "alice", PASSWORD, proxy, HTTP_X_FORWARDED_FOR=ATTACKER
+        ).status_code
+        == 429
+    )
+    # Another client behind the same proxy (whatever it prepends itself) signs in.
+    assert (
+        get(
+            "/api/v2.0/users/current",
+            "alice",
+            PASSWORD,
+            proxy,
+            HTTP_X_FORWARDED_FOR=f"{ATTACKER}, {ELSEWHERE}",
+        ).status_code
+        == 200
+    )

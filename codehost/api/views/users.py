@@ -34,8 +34,9 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, NotFound
+from codehost.errors import Forbidden, NotFound, Unprocessable
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
+from config import account_deletion
 
 
 class AdminViewMixin(GiteaViewMixin):
@@ -68,6 +69,28 @@ class AdminUsersView(AdminViewMixin, APIView):
             must_change_password=data.get("must_change_password") is not False,
         )
         return Response(render_user(self.actor, owner), status=201)
+
+
+class AdminUserView(AdminViewMixin, APIView):
+    """DELETE /admin/users/{username}: the account goes from all three services, refused
+    (422, Gitea's wording) while it owns repositories, belongs to organizations or owns
+    stores. `purge` (delete what it owns first) is not offered: owners delete or transfer
+    their repositories themselves."""
+
+    @extend_schema(tags=["admin"], operation_id="adminDeleteUser", responses={204: None})
+    def delete(self, request, username):
+        owner = Owner.objects.filter(lower_name=username.lower()).first()
+        if owner is None:
+            raise NotFound(f"user does not exist [name: {username}]")
+        if owner.is_organization:
+            raise Unprocessable(f"{owner.name} is an organization not a user")
+        if owner.user_id == request.user.pk:
+            raise Unprocessable("you cannot delete yourself")
+        try:
+            account_deletion.delete_account(owner.user)
+        except account_deletion.AccountStillOwns as error:
+            raise Unprocessable(str(error)) from error
+        return Response(status=204)
 
 
 class AdminUserOrgsView(AdminViewMixin, APIView):

@@ -167,7 +167,7 @@ class UserDetailView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="deleteUser",
-        responses=schema.responses(None, 401, 403, 404),
+        responses=schema.responses(None, 401, 403, 404, 412),
     )
     def delete(self, request, user_id):
         require_sysadmin(request)
