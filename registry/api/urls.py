@@ -7,6 +7,7 @@ from django.urls import include, path, re_path, register_converter
 from registry.api.base import HarborUnknownPathView
 from registry.api.views import (
     artifacts,
+    gc,
     labels,
     members,
     metadata,
@@ -75,6 +76,10 @@ urlpatterns = [
     path("usergroups/<id:group_id>", users.UserGroupDetailView.as_view()),
     path("labels", labels.LabelListView.as_view()),
     path("labels/<id:label_id>", labels.LabelDetailView.as_view()),
+    path("system/gc", gc.GCHistoryView.as_view()),
+    path("system/gc/schedule", gc.GCScheduleView.as_view()),
+    path("system/gc/<id:gc_id>", gc.GCDetailView.as_view()),
+    path("system/gc/<id:gc_id>/log", gc.GCLogView.as_view()),
     path("", include("registry.api.ldap_urls")),
     re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]

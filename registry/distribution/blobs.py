@@ -27,6 +27,23 @@ def linked_blob(repository_name: str, digest: str) -> Blob:
     return blob
 
 
+def touch(digest: str, size: int) -> Blob:
+    """The blob's row, created or with its update_time renewed, committed before a push
+    relies on the blob's file: garbage collection re-reads it under the row's lock and
+    keeps a blob touched within its window. (When a sweep holds the lock, the UPDATE waits
+    for it and then finds no row: the blob is created afresh and its bytes written again.)
+    """
+    now = timezone.now()
+    if not Blob.objects.filter(digest=digest).update(update_time=now):
+        try:
+            with transaction.atomic():
+                Blob.objects.create(digest=digest, size=size, update_time=now)
+        except IntegrityError:
+            # A concurrent push created it first.
+            Blob.objects.filter(digest=digest).update(update_time=now)
+    return Blob.objects.get(digest=digest)
+
+
 def link(repository_name: str, blob: Blob) -> None:
     try:
         with transaction.atomic():
@@ -44,9 +61,13 @@ def unlink(repository_name: str, digest: str) -> None:
 def mountable(source_name: str, digest: str) -> Blob | None:
     """The blob to mount from `source_name`; None (start an upload instead) when absent."""
     try:
-        return linked_blob(source_name, digest)
+        blob = linked_blob(source_name, digest)
     except (BlobUnknown, DigestInvalid):
         return None
+    # Touched before it is linked: a blob garbage collection removed meanwhile is uploaded.
+    if not Blob.objects.filter(pk=blob.pk).update(update_time=timezone.now()):
+        return None
+    return blob
 
 
 def start_upload(repository_name: str) -> Upload:
@@ -114,9 +135,9 @@ def verify_upload(upload: Upload, digest: str, stream=None, length: int | None =
 
 def complete_upload(upload: Upload, digest: str) -> Blob:
     """Move verified bytes to their content address and make the blob visible in the repo."""
-    size = upload.offset
+    # The row first: once touched, garbage collection keeps the file promote_upload finds.
+    blob = touch(digest, upload.offset)
     storage.promote_upload(upload.id, digest)
-    blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": size})
     link(upload.repository_name, blob)
     upload.delete()
     return blob

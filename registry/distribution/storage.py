@@ -205,6 +205,11 @@ def save_bytes(digest: str, data: bytes) -> None:
         storage.save(name, ContentFile(data))
 
 
+def delete_blob(digest: str) -> None:
+    """Remove a blob's bytes (garbage collection; a missing file is no error)."""
+    blob_storage().delete(blob_path(digest))
+
+
 def read_bytes(digest: str) -> bytes:
     with blob_storage().open(blob_path(digest), "rb") as handle:
         return handle.read()
