@@ -78,8 +78,12 @@ class GCLogView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getGCLog",
         responses={
-            **schema.responses(None, 401, 403, 404),
             (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="the run's log"),
+            **{
+                status: body
+                for status, body in schema.responses(None, 401, 403, 404).items()
+                if status != 200
+            },
         },
     )
     def get(self, request, gc_id):
