@@ -15,12 +15,14 @@ push touched since then is kept. The rules that make a racing push safe:
 """
 
 import logging
+import time
 from datetime import datetime, timedelta
 
 from celery.schedules import crontab
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 
 from registry import services
@@ -41,6 +43,10 @@ logger = logging.getLogger(__name__)
 
 JOB_NAME = "GARBAGE_COLLECTION"
 BATCH = 200
+# A pending or running execution not updated for this long is given up (see `start`).
+STALE_AFTER = timedelta(hours=1)
+# The log is written to the database at most this often while a run goes on.
+LOG_INTERVAL = 5.0
 DEFAULT_CRONS = {
     GCSchedule.Type.HOURLY: "0 0 * * * *",
     GCSchedule.Type.DAILY: "0 0 0 * * *",
@@ -63,6 +69,12 @@ def start(delete_untagged: bool, dry_run: bool, trigger: str) -> GCExecution:
     """Record a pending run and queue it once committed; AlreadyRunning if one is active."""
     from registry.gc.tasks import run_garbage_collection
 
+    # A run whose worker and message were both lost would block every later one.
+    GCExecution.objects.filter(active=True, update_time__lt=timezone.now() - STALE_AFTER).update(
+        status=GCExecution.Status.ERROR,
+        active=None,
+        log=Concat("log", Value("[ERROR] no progress for an hour: given up\n")),
+    )
     try:
         with transaction.atomic():
             execution = GCExecution.objects.create(
@@ -151,7 +163,9 @@ class RunLog:
 
     def __init__(self, execution: GCExecution):
         self.execution = execution
-        self.lines: list[str] = []
+        # A run resumed after its worker was lost goes on with the log it had.
+        self.lines: list[str] = execution.log.splitlines()
+        self.saved = 0.0
 
     def write(self, level: str, message: str) -> None:
         stamp = timezone.now().strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -165,6 +179,12 @@ class RunLog:
         for key, value in fields.items():
             setattr(self.execution, key, value)
         self.execution.save()
+        self.saved = time.monotonic()
+
+    def checkpoint(self) -> None:
+        """Save now and then: the whole text is rewritten each time."""
+        if time.monotonic() - self.saved >= LOG_INTERVAL:
+            self.save()
 
 
 def run(execution_id: int) -> None:
@@ -198,13 +218,12 @@ def collect(execution: GCExecution, log: RunLog) -> None:
     )
     untagged = untagged_artifacts(cutoff)
     if execution.delete_untagged:
-        rows = untagged.select_related("repository").order_by("pk")
-        for artifact in rows.iterator(chunk_size=BATCH):
-            if dry_run or delete_untagged_artifact(artifact.pk, cutoff):
+        rows = list(untagged.order_by("pk").values_list("pk", "repository__name", "digest"))
+        for artifact_id, repository, digest in rows:
+            if dry_run or delete_untagged_artifact(artifact_id, cutoff):
                 execution.deleted_artifacts += 1
-                log.info(
-                    f"untagged artifact {artifact.repository.name}@{artifact.digest} {would}deleted"
-                )
+                log.info(f"untagged artifact {repository}@{digest} {would}deleted")
+                log.checkpoint()
         log.save()
     ignoring = untagged if dry_run and execution.delete_untagged else None
     candidates = list(
@@ -224,7 +243,7 @@ def collect(execution: GCExecution, log: RunLog) -> None:
             log.info(f"blob {digest} ({size} bytes) {would}deleted")
             execution.freed_bytes += size
             execution.deleted_blobs += 1
-        log.save()
+        log.checkpoint()
     expired = Upload.objects.filter(
         update_time__lt=began - timedelta(hours=settings.REGISTRY_UPLOAD_EXPIRY_HOURS)
     ).order_by("creation_time")

@@ -150,6 +150,18 @@ def test_a_second_run_while_one_is_active_is_409(admin_client):
     assert GCExecution.objects.count() == 1
 
 
+@pytest.mark.django_db
+def test_a_run_without_progress_for_an_hour_is_given_up(admin_client):
+    lost = GCExecution.objects.create(status="Running", log="started\n")
+    GCExecution.objects.filter(pk=lost.pk).update(update_time=timezone.now() - timedelta(hours=2))
+    answer = admin_client.post(f"{GC}/schedule", manual(), format="json")
+    assert answer.status_code == 201
+    lost.refresh_from_db()
+    assert (lost.status, lost.active) == ("Error", None)
+    assert lost.log == "started\n[ERROR] no progress for an hour: given up\n"
+    assert admin_client.get(f"{GC}/{lost.pk}").json()["job_status"] == "Error"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_racing_manual_triggers_start_one_run(live_server, admin):
     import requests
@@ -300,3 +312,16 @@ def test_harborapi_runs_reads_and_schedules_gc(celery_worker, live_server, setti
             await client.create_gc_schedule(Schedule(schedule=ScheduleObj(type="Manual")))
 
     asyncio.run(scenario())
+
+
+@pytest.mark.django_db
+def test_a_run_redelivered_after_its_worker_was_lost_resumes_its_log():
+    interrupted = GCExecution.objects.create(status="Running", log="earlier line\n")
+    services.run(interrupted.pk)
+    interrupted.refresh_from_db()
+    assert (interrupted.status, interrupted.active) == ("Success", None)
+    assert interrupted.log.startswith("earlier line\n")
+    assert "garbage collection finished" in interrupted.log.splitlines()[-1]
+    # A finished run delivered again is left alone.
+    services.run(interrupted.pk)
+    assert GCExecution.objects.get(pk=interrupted.pk).log == interrupted.log
