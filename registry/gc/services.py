@@ -45,6 +45,8 @@ JOB_NAME = "GARBAGE_COLLECTION"
 BATCH = 200
 # A pending or running execution not updated for this long is given up (see `start`).
 STALE_AFTER = timedelta(hours=1)
+# A running execution delivered again is resumed once it has saved nothing for this long.
+RESUME_AFTER = timedelta(minutes=2)
 # The log is written to the database at most this often while a run goes on.
 LOG_INTERVAL = 5.0
 DEFAULT_CRONS = {
@@ -188,12 +190,18 @@ class RunLog:
 
 
 def run(execution_id: int) -> None:
-    """Run a pending (or interrupted) execution; a finished one is left alone."""
-    execution = GCExecution.objects.filter(
-        pk=execution_id, status__in=[GCExecution.Status.PENDING, GCExecution.Status.RUNNING]
-    ).first()
-    if execution is None:
+    """Run a pending execution, or resume one whose worker was lost; a finished one, or one
+    another worker is running (a duplicate delivery), is left alone."""
+    now = timezone.now()
+    runs = GCExecution.objects.filter(pk=execution_id)
+    claimed = runs.filter(status=GCExecution.Status.PENDING).update(
+        status=GCExecution.Status.RUNNING, update_time=now
+    ) or runs.filter(status=GCExecution.Status.RUNNING, update_time__lt=now - RESUME_AFTER).update(
+        update_time=now
+    )
+    if not claimed:
         return
+    execution = runs.get()
     log = RunLog(execution)
     log.save(status=GCExecution.Status.RUNNING)
     try:

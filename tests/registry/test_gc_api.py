@@ -317,6 +317,12 @@ def test_harborapi_runs_reads_and_schedules_gc(celery_worker, live_server, setti
 @pytest.mark.django_db
 def test_a_run_redelivered_after_its_worker_was_lost_resumes_its_log():
     interrupted = GCExecution.objects.create(status="Running", log="earlier line\n")
+    # Still saving progress a minute ago: another worker has it, this delivery does nothing.
+    runs = GCExecution.objects.filter(pk=interrupted.pk)
+    runs.update(update_time=timezone.now() - timedelta(minutes=1))
+    services.run(interrupted.pk)
+    assert runs.get().log == "earlier line\n"
+    runs.update(update_time=timezone.now() - timedelta(minutes=3))
     services.run(interrupted.pk)
     interrupted.refresh_from_db()
     assert (interrupted.status, interrupted.active) == ("Success", None)

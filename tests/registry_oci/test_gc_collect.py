@@ -57,7 +57,12 @@ def image(reg: Registry, name: str, tag: str, *layers: bytes, **fields) -> str:
 
 
 def run_gc(delete_untagged=False, dry_run=False) -> GCExecution:
-    execution = services.start(delete_untagged, dry_run, GCExecution.Trigger.MANUAL)
+    """A run in this process (the API test has the worker run them)."""
+    execution = GCExecution.objects.create(
+        delete_untagged=delete_untagged,
+        dry_run=dry_run,
+        time_window_hours=settings.GC_TIME_WINDOW_HOURS,
+    )
     services.run(execution.pk)
     execution.refresh_from_db()
     assert execution.status == "Success", execution.log
