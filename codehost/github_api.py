@@ -1,7 +1,7 @@
 """The GitHub side of a migration whose service is `github`.
 
 Gitea's GitHub downloader asks the GitHub API for the repository before anything else, and
-two of its answers are migration errors of their own (rule 7): the API's rate limit is
+two of its answers are migration errors of their own: the API's rate limit is
 used up, or the account needs a two-factor code. go-github tells them apart by status and
 headers; other failures carry its error text ("GET <url>: 401 Bad credentials []"), which
 the migration then classifies as it does git's.

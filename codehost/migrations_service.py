@@ -67,7 +67,7 @@ CRASH_MESSAGE = "the migration worker stopped before finishing"
 
 
 class MigrationError(APIException):
-    """A migration refused or failed, with the status rule 7 gives it."""
+    """A migration refused or failed, with the status the migration rules give it."""
 
     def __init__(self, status: int, message: str):
         self.status_code = status
@@ -168,7 +168,7 @@ def remote_credentials(request: MigrationRequest, source: CloneSource):
 
 
 def effective_options(request: MigrationRequest) -> dict:
-    """Rule 6: comments always, except that a mirror migrates no issue-tracker items."""
+    """Comments are migrated always, except that a mirror migrates no issue-tracker items."""
     items = {
         "wiki": request.wiki,
         "issues": request.issues,
@@ -293,8 +293,8 @@ def staging_path(task_id: int) -> Path:
 
 
 def classify_git_error(message: str) -> tuple[int, str]:
-    """Rule 7 for what git (or the GitHub API) said: authentication and git fatal errors
-    422, else 500."""
+    """A failed migration's status from what git (or the GitHub API) said: authentication
+    and git fatal errors 422, else 500."""
     if any(marker in message for marker in AUTH_FAILURE_MARKERS):
         return 422, f"Authentication failed: {message}."
     if "fatal:" in message:

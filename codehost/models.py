@@ -429,5 +429,5 @@ class Activity(models.Model):
         return f"{self.get_op_type_display()} by {self.act_user_id}"
 
 
-# --- migrations and pull mirrors (issue 7) ----------------------------------------------
+# --- migrations and pull mirrors ------------------------------------------------------------
 from codehost.migration_models import MigrationTask, Mirror  # noqa: E402, F401

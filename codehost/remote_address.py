@@ -11,12 +11,13 @@ import fnmatch
 import ipaddress
 import os
 import re
-import socket
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
 from rest_framework.exceptions import APIException
+
+from config.outbound import resolve
 
 NETWORK_SCHEMES = ("http", "https", "git")
 LOCAL_FILESYSTEM = "<LOCAL_FILESYSTEM>"
@@ -133,18 +134,6 @@ def _local_source(parts, may_import_local: bool) -> CloneSource:
     if not os.path.isabs(path) or not os.path.isdir(path):
         raise InvalidCloneAddress.invalid_local_path()
     return CloneSource(url=os.path.normpath(path), host=LOCAL_FILESYSTEM, is_local=True)
-
-
-def resolve(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return []
-    return [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
 
 
 class HostMatchList:

@@ -253,20 +253,6 @@ def create_org(creator: Owner, options: OrgOptions) -> Owner:
     return org
 
 
-def find_owner(name: str) -> Owner:
-    owner = Owner.objects.filter(lower_name=name.lower()).first()
-    if owner is None:
-        raise NotFound(f"user does not exist [name: {name}]")
-    return owner
-
-
-def find_org(name: str) -> Owner:
-    org = Owner.objects.filter(lower_name=name.lower(), kind=Owner.Kind.ORGANIZATION).first()
-    if org is None:
-        raise NotFound(f"org does not exist [name: {name}]")
-    return org
-
-
 # --- teams --------------------------------------------------------------------------------
 
 

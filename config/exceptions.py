@@ -37,7 +37,8 @@ def flatten_detail(detail) -> str:
 def field_errors(detail) -> dict:
     if isinstance(detail, dict):
         return {
-            key: [str(item) for item in (value if isinstance(value, list) else [value])]
+            # A nested error (a list item's, a sub-object's) is one readable sentence.
+            key: [flatten_detail(item) for item in (value if isinstance(value, list) else [value])]
             for key, value in detail.items()
         }
     return {}

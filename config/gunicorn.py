@@ -3,6 +3,10 @@
 import multiprocessing
 import os
 
+from gunicorn import glogging
+
+from config.logging import REDACTED, SECRET_HEADERS, redact_query, redact_url
+
 bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
 worker_class = "gthread"
@@ -26,3 +30,23 @@ def post_worker_init(worker):
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+
+
+class RedactingLogger(glogging.Logger):
+    """gunicorn's logger whose access lines never carry a secret: the values of secret query
+    parameters (?token=, ?access_token=, ...) in the request line, query and referer, and
+    credential headers, are replaced by [REDACTED] (config.logging names them)."""
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        target = redact_url(environ.get("RAW_URI", ""))
+        atoms["r"] = f"{environ['REQUEST_METHOD']} {target} {environ['SERVER_PROTOCOL']}"
+        atoms["q"] = redact_query(atoms["q"] or "")
+        atoms["f"] = redact_url(atoms["f"])
+        for name in atoms:
+            if name.endswith("}i") and name[1:-2] in SECRET_HEADERS:
+                atoms[name] = REDACTED
+        return atoms
+
+
+logger_class = RedactingLogger

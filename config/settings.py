@@ -227,9 +227,12 @@ STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
 # Tiendanube takes product images up to 10 MB as base64 inside JSON bodies (~13.4 MB).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 15 * 1024 * 1024
 
-# --- storefront: webhooks, suspension and store pages (issue 9) ---------------------
-# http:// and loopback/private webhook URLs (development and tests only).
+# --- storefront: webhooks, suspension and store pages ---------------------
+# http:// webhook URLs (development and tests only).
 STOREFRONT_WEBHOOK_ALLOW_INSECURE = env_bool("STOREFRONT_WEBHOOK_ALLOW_INSECURE")
+# Webhook URLs on loopback and private networks, at registration and delivery (development
+# and tests only; as Gitea's [migrations] ALLOW_LOCALNETWORKS).
+STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS = env_bool("STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS")
 # Seconds between attempts replacing Tiendanube's schedule, e.g. "1,2,3" (4 attempts).
 STOREFRONT_WEBHOOK_RETRY_SCHEDULE = [
     float(seconds) for seconds in env_list("STOREFRONT_WEBHOOK_RETRY_SCHEDULE")

@@ -43,7 +43,17 @@ MATRIX = {
     "label:list": READERS,
     "artifact-label:create": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
     "artifact-label:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+    "robot:create": frozenset({Role.PROJECT_ADMIN}),
+    "robot:update": frozenset({Role.PROJECT_ADMIN}),
+    "robot:delete": frozenset({Role.PROJECT_ADMIN}),
+    "robot:read": MEMBER_READERS,
+    "robot:list": MEMBER_READERS,
+    # Project admins only since Harbor 2.13 (the schema's version); never limited guests.
+    "log:list": frozenset({Role.PROJECT_ADMIN}),
 }
+
+# A MATRIX entry as a robot's permission names it, where Harbor's name differs.
+ROBOT_POLICY = {"artifact:push": "repository:push"}
 
 # What anyone (anonymous included) may do in a public project.
 PUBLIC_ACTIONS = frozenset(
@@ -69,8 +79,18 @@ POLICIES = [
 ] + [("repository", "pull", "artifact:read"), ("repository", "push", "artifact:push")]
 
 
+def robot_of(user):
+    """The signed-in robot (registry.robots.RobotPrincipal), or None for a person."""
+    return getattr(user, "robot", None) and user
+
+
+def robot_allows(robot, project: Project, key: str) -> bool:
+    resource, action = ROBOT_POLICY.get(key, key).split(":")
+    return robot.allows("project", project.name, resource, action)
+
+
 def is_sysadmin(user) -> bool:
-    if not user.is_authenticated:
+    if not user.is_authenticated or robot_of(user):
         return False
     if user.is_superuser:
         return True
@@ -83,7 +103,7 @@ def is_sysadmin(user) -> bool:
 
 
 def group_ids(user) -> list[int]:
-    if not user.is_authenticated:
+    if not user.is_authenticated or robot_of(user):
         return []
     cached = getattr(user, "_registry_group_ids", None)
     if cached is None:
@@ -95,7 +115,9 @@ def group_ids(user) -> list[int]:
 
 
 def membership_filter(user, prefix: str = "") -> Q:
-    """Member rows of `user`, directly or through one of their groups."""
+    """Member rows of `user`, directly or through one of their groups (a robot has none)."""
+    if robot_of(user):
+        return Q(pk__in=[])
     return Q(**{f"{prefix}user": user}) | Q(**{f"{prefix}group__in": group_ids(user)})
 
 
@@ -115,6 +137,10 @@ def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
         return queryset
     if not user.is_authenticated:
         return queryset.filter(is_public=True)
+    robot = robot_of(user)
+    if robot:
+        names = robot.project_names()
+        return queryset if "*" in names else queryset.filter(Q(is_public=True) | Q(name__in=names))
     member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
 
@@ -168,6 +194,9 @@ def can(user, project: Project, action: str) -> bool:
         return True
     if action in PUBLIC_ACTIONS and project_is_public(project):
         return True
+    robot = robot_of(user)
+    if robot:
+        return robot_allows(robot, project, action)
     allowed = MATRIX[action]
     return any(role in allowed for role in roles_of(user, project))
 
@@ -179,8 +208,12 @@ def granted_actions(user, project: Project | None) -> set[str]:
         return set(MATRIX)
     if project is None:
         return set()
-    roles = roles_of(user, project)
-    granted = {key for key, allowed in MATRIX.items() if any(role in allowed for role in roles)}
+    robot = robot_of(user)
+    if robot:
+        granted = {key for key in MATRIX if robot_allows(robot, project, key)}
+    else:
+        roles = roles_of(user, project)
+        granted = {key for key, allowed in MATRIX.items() if any(r in allowed for r in roles)}
     if project_is_public(project):
         granted |= PUBLIC_ACTIONS
     return granted

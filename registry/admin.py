@@ -7,6 +7,7 @@ from registry.models import (
     Artifact,
     ArtifactLabel,
     ArtifactReference,
+    AuditLog,
     ConfigEntry,
     GCExecution,
     GCSchedule,
@@ -15,6 +16,7 @@ from registry.models import (
     ProjectMember,
     ProjectMetadata,
     Repository,
+    Robot,
     Tag,
     UserGroup,
     UserProfile,
@@ -191,6 +193,24 @@ class ArtifactLabelAdmin(admin.ModelAdmin):
     search_fields = ["label__name", "artifact__digest"]
     list_filter = ["label"]
     raw_id_fields = ["artifact", "label"]
+
+
+@admin.register(Robot)
+class RobotAdmin(SystemRecordAdmin):
+    """Robots are managed through /api/v2.0/robots (the secret is shown once there)."""
+
+    list_display = ["name", "level", "project", "disabled", "expires_at", "creation_time"]
+    list_select_related = ["project"]
+    search_fields = ["name", "description", "project__name"]
+    list_filter = ["level", "disabled", "creation_time"]
+    exclude = ["secret_hash"]
+
+
+@admin.register(AuditLog)
+class AuditLogAdmin(SystemRecordAdmin):
+    list_display = ["op_time", "username", "operation", "resource_type", "resource", "project_id"]
+    search_fields = ["username", "resource"]
+    list_filter = ["operation", "resource_type", "op_time"]
 
 
 # The OCI distribution records (registry/distribution) are registered in their own module.

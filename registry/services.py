@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
-from registry import configuration, ldap
+from registry import audit, configuration, ldap
 from registry.errors import (
     BadRequest,
     Conflict,
@@ -27,6 +27,7 @@ from registry.models import (
     Artifact,
     ArtifactLabel,
     ArtifactReference,
+    AuditLog,
     Label,
     Project,
     ProjectMember,
@@ -99,6 +100,8 @@ def _parse_bool(value: str) -> bool | None:
 
 
 def creation_allowed(user) -> bool:
+    if getattr(user, "robot", None):
+        return False  # a robot owns nothing; projects have a person as owner
     if user.is_superuser:
         return True
     return configuration.get("project_creation_restriction") != "adminonly"
@@ -441,18 +444,43 @@ def _link_references(parent: Artifact, references: Iterable[Mapping]) -> None:
     ArtifactReference.objects.bulk_create(rows)
 
 
-def record_pull(repository: Repository, artifact: Artifact, tag: str | None = None) -> None:
-    """A manifest pull: pull times and the repository's pull count (unless disabled)."""
-    if configuration.get("pull_count_update_disable"):
+def record_pull(
+    repository: Repository, artifact: Artifact, tag: str | None = None, username: str = ""
+) -> None:
+    """A manifest pull: pull times, the repository's pull count (unless disabled) and the
+    audit record, written together."""
+    config = configuration.values()  # one cache read for every setting used here
+    log = audit.entry(
+        artifact.project_id,
+        "pull",
+        "artifact",
+        audit.artifact_resource(repository.name, artifact.digest, tag),
+        username,
+        config,
+    )
+    if config["pull_count_update_disable"]:
+        if log is not None:
+            log.save()
         return
     now = timezone.now()
     if connection.vendor == "postgresql":
         # Every manifest GET lands here: one statement (one round trip, no transaction to
-        # open and commit) instead of three updates.
+        # open and commit) instead of three updates and an insert.
+        params = [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
+        statement = PULL_STATEMENT
+        if log is not None:
+            statement = PULL_LOG_STATEMENT
+            params = [
+                log.project_id,
+                log.operation,
+                log.resource_type,
+                log.resource,
+                log.username,
+                log.op_time,
+                *params,
+            ]
         with connection.cursor() as cursor:
-            cursor.execute(
-                PULL_STATEMENT, [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
-            )
+            cursor.execute(statement, params)
     else:
         with transaction.atomic():
             Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
@@ -462,16 +490,22 @@ def record_pull(repository: Repository, artifact: Artifact, tag: str | None = No
             Repository.objects.filter(pk=repository.pk).update(
                 pull_count=F("pull_count") + 1, update_time=now
             )
+            if log is not None:
+                log.save()
     repository.pull_count += 1
 
 
-PULL_STATEMENT = f"""
-WITH artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
-     tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s
-             WHERE repository_id = %s AND name = %s)
+PULL_UPDATES = f"""
+artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
+tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s WHERE repository_id = %s AND name = %s)
 UPDATE {Repository._meta.db_table} SET pull_count = pull_count + 1, update_time = %s
 WHERE id = %s
 """
+PULL_STATEMENT = "WITH" + PULL_UPDATES
+PULL_LOG_STATEMENT = f"""WITH audit AS (
+INSERT INTO {AuditLog._meta.db_table}
+(project_id, operation, resource_type, resource, username, op_time)
+VALUES (%s, %s, %s, %s, %s, %s)),{PULL_UPDATES}"""
 
 
 def delete_tag(repository: Repository, name: str) -> None:
@@ -739,6 +773,12 @@ def update_configuration(changes: Mapping) -> dict:
             "the auth mode cannot be modified as new users have been inserted into database"
         )
     before = configuration.values()
+    if (
+        typed.get("ldap_url", before["ldap_url"]) != before["ldap_url"]
+        and "ldap_search_password" not in typed
+    ):
+        # The bind password was given for one directory: never send it to another.
+        typed["ldap_search_password"] = ""
     stored = configuration.update(typed)
     if any(before[key] != stored[key] for key in ldap.SIGN_IN_KEYS & stored.keys()):
         # Who may sign in through the directory changed: remembered sign-ins are dropped.

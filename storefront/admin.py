@@ -203,7 +203,7 @@ class ScriptAdmin(admin.ModelAdmin):
     raw_id_fields = ("store", "app")
 
 
-# --- webhooks (issue 9): subscriptions, and every delivery with its attempts ---------
+# --- webhooks: subscriptions, and every delivery with its attempts ---------
 
 
 @admin.register(models.Webhook)

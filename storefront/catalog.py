@@ -180,7 +180,7 @@ def update_product(product: Product, data: dict) -> Product:
 def delete_product(product: Product) -> None:
     store_id, pk = product.store_id, product.pk
     with transaction.atomic():
-        images.forget(product.images.values_list("src", flat=True))
+        images.forget(store_id, list(product.images.values_list("src", flat=True)))
         product.delete()
         events.emit(store_id, "product/deleted", pk)
 
@@ -392,6 +392,10 @@ def _src(product: Product, data: dict) -> str:
     """The image's URL: as given, or where its uploaded attachment is now kept."""
     if "upload" in data:
         return images.store(product.store_id, product.pk, data["upload"])
+    try:
+        images.check_src(product.store_id, data["src"])
+    except images.ForeignUpload as error:
+        raise ValidationError({"src": [str(error)]}) from error
     return data["src"]
 
 
@@ -419,7 +423,7 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
             image.position = min(data["position"], (last or 0) + 1)
             _shift_images(product, image.position, +1, exclude_pk=image.pk)
         if "src" in data or "upload" in data:
-            images.forget([image.src])
+            images.forget(product.store_id, [image.src])
             image.src = _src(product, data)
         if "alt" in data:
             image.alt = data["alt"]
@@ -431,7 +435,7 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
 def delete_image(image: ProductImage) -> None:
     with transaction.atomic():
         product = Product.objects.select_for_update().get(pk=image.product_id)
-        images.forget([image.src])
+        images.forget(product.store_id, [image.src])
         image.delete()
         _shift_images(product, image.position + 1, -1)
         _touch(product)

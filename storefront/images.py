@@ -2,11 +2,15 @@
 accepts them: decoded and checked here (gif, jpg or png, under 10 MB), kept in Django's
 default storage under `storefront/`, and served at `/media/storefront/...`, which becomes
 the image's `src`.
+
+An image owns a file only when its own store uploaded it: a `src` naming another store's
+upload is refused, and a file is removed only once no image of its store refers to it.
 """
 
 import base64
 import binascii
 import mimetypes
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -19,6 +23,8 @@ from django.db import transaction
 from django.http import FileResponse, Http404
 from django.utils.text import slugify
 
+from storefront.models import ProductImage
+
 MAX_BYTES = 10 * 1024 * 1024
 URL_PREFIX = "/media/storefront/"
 # What the first bytes of each accepted format are.
@@ -30,8 +36,19 @@ SIGNATURES = {
 }
 
 
+# The storage name an upload gets from `store`: store/products/product/random-stem.kind
+# (the storage may append `_xxxxxxx` to the stem). Nothing else under the prefix is ours.
+UPLOAD_NAME = re.compile(
+    r"(?P<store>[0-9]+)/products/[0-9]+/[0-9a-f]{16}-[A-Za-z0-9_-]+\.(?:png|jpg|gif)"
+)
+
+
 class InvalidAttachment(ValueError):
     pass
+
+
+class ForeignUpload(ValueError):
+    """A `src` on this server's image URL that is not an upload of the image's store."""
 
 
 @dataclass(frozen=True)
@@ -67,13 +84,63 @@ def store(store_id: int, product_id: int, upload: Upload) -> str:
     return f"{settings.EXTERNAL_URL}{URL_PREFIX}{saved.removeprefix('storefront/')}"
 
 
-def forget(sources) -> None:
-    """Once the transaction commits, remove the files behind uploaded images' URLs
-    (other URLs are not ours)."""
+def _upload_name(src: str) -> tuple[int, str] | None:
+    """(store id, storage name) of the upload `src` points at, or None for any other URL."""
     prefix = f"{settings.EXTERNAL_URL}{URL_PREFIX}"
-    names = [f"storefront/{src.removeprefix(prefix)}" for src in sources if src.startswith(prefix)]
-    if names:
-        transaction.on_commit(lambda: [default_storage.delete(name) for name in names])
+    if not src.startswith(prefix):
+        return None
+    found = UPLOAD_NAME.fullmatch(src.removeprefix(prefix))
+    return (int(found["store"]), f"storefront/{found[0]}") if found else None
+
+
+def check_src(store_id: int, src: str) -> None:
+    """Refuse (ForeignUpload) a `src` under the upload URL that this store did not upload:
+    it would make the image an owner of another store's file, deleted with the image."""
+    if src.startswith(f"{settings.EXTERNAL_URL}{URL_PREFIX}"):
+        owned = _upload_name(src)
+        if owned is None or owned[0] != store_id:
+            raise ForeignUpload("must be an image uploaded to this store or an external url")
+
+
+def forget(store_id: int, sources) -> None:
+    """Once the transaction commits, remove the files this store uploaded behind `sources`
+    that no image of the store refers to any more (other URLs are not ours)."""
+    owned = {
+        src: found[1]
+        for src in sources
+        if (found := _upload_name(src)) is not None and found[0] == store_id
+    }
+
+    def remove():
+        kept = set(
+            ProductImage.objects.filter(
+                product__store_id=store_id, src__in=list(owned)
+            ).values_list("src", flat=True)
+        )
+        for src, name in owned.items():
+            if src not in kept:
+                default_storage.delete(name)
+
+    if owned:
+        transaction.on_commit(remove)
+
+
+def forget_store(store_id: int) -> None:
+    """Remove every file the store uploaded (the store is being deleted)."""
+    folder = f"storefront/{int(store_id)}"
+    transaction.on_commit(lambda: _remove_tree(folder))
+
+
+def _remove_tree(folder: str) -> None:
+    try:
+        directories, files = default_storage.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in files:
+        default_storage.delete(f"{folder}/{name}")
+    for directory in directories:
+        _remove_tree(f"{folder}/{directory}")
+    default_storage.delete(folder)
 
 
 def serve(request, name: str):

@@ -282,7 +282,7 @@ class Script(models.Model):
         return self.src
 
 
-# --- webhooks (issue 9): subscriptions, deliveries and attempts live in their own module ---
+# --- webhooks: subscriptions, deliveries and attempts live in their own module ---
 from storefront.webhook_models import Delivery, DeliveryAttempt, Webhook  # noqa: E402
 
 __all__ = ["Delivery", "DeliveryAttempt", "Webhook"]

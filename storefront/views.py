@@ -89,7 +89,7 @@ class TokenView(APIView):
 
     def http_method_not_allowed(self, request, *args, **kwargs):
         """Tiendanube's token URL exists for POST only: a GET (a common mistake) finds
-        nothing there, 404 like any unknown page, not 405 (api-docs issue #37)."""
+        nothing there, 404 like any unknown page, not 405."""
         return page_not_found(request._request, Http404())
 
     def post(self, request):

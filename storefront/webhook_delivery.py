@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config import outbound
 from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
 
 SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
@@ -249,7 +250,13 @@ class _Sender:
         self.pid = os.getpid()
         self.session = requests.Session()
         self.session.trust_env = False  # no proxies from the environment for app endpoints
-        adapter = requests.adapters.HTTPAdapter(pool_connections=32, pool_maxsize=BATCH_SIZE)
+        # Each new connection goes only to the address checked as it is resolved then;
+        # redirects are never followed (allow_redirects=False below).
+        adapter = outbound.CheckedAdapter(
+            lambda: settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS,
+            pool_connections=32,
+            pool_maxsize=BATCH_SIZE,
+        )
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.threads = ThreadPoolExecutor(BATCH_SIZE, thread_name_prefix="webhook-post")

@@ -4,7 +4,6 @@ An event creates one Delivery row per subscribed webhook in the transaction of t
 and the tasks that deliver them (storefront.webhook_delivery) are queued once it commits.
 """
 
-import ipaddress
 import json
 from urllib.parse import urlsplit
 
@@ -12,6 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config import outbound
 from storefront import webhook_delivery
 from storefront.models import Installation
 from storefront.webhook_models import EVENTS, SUSPENSION_EVENTS, Delivery, Webhook
@@ -46,14 +46,15 @@ class ScopeMissing(PermissionError):
 
 
 def _host_refused(host: str) -> bool:
+    """Refused names, and hosts resolving now to any local or private address (in any
+    spelling: 127.1, 2130706433, 0x7f000001, ::ffff:127.0.0.1, 0.0.0.0). A name that does
+    not resolve yet is accepted: every delivery checks the address again as resolved then."""
     host = host.lower().rstrip(".")
     if any(host == domain or host.endswith("." + domain) for domain in REFUSED_DOMAINS):
         return True
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
+    if settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS:
         return False
-    return not address.is_global
+    return not all(outbound.is_public(address) for address in outbound.resolve(host))
 
 
 def url_errors(url) -> list[str]:
@@ -66,9 +67,7 @@ def url_errors(url) -> list[str]:
         return ["invalid url specified"]
     if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 1000:
         return ["invalid url specified"]
-    if settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE:
-        return []
-    if parts.scheme != "https":
+    if parts.scheme != "https" and not settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE:
         return ["invalid url specified: webhooks must use https"]
     if _host_refused(parts.hostname):
         return ["invalid url specified: localhost and private addresses are not accepted"]

@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+# Headless Chromium for the browser tests of several packages.
+from tests.browser import chromium, page  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -44,6 +47,7 @@ def celery_worker(django_db_setup, django_db_blocker):
         ),
         # Storefront webhooks: loopback receivers, and retries and timeouts of a second.
         "STOREFRONT_WEBHOOK_ALLOW_INSECURE": "true",
+        "STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS": "true",
         "STOREFRONT_WEBHOOK_RETRY_SCHEDULE": "1,1,1",
         "STOREFRONT_WEBHOOK_TIMEOUT": "1",
         # Code hosting re-checks remote addresses in the worker: loopback stand-ins are

@@ -550,12 +550,6 @@ class TopicNameSerializer(serializers.Serializer):
     topics = serializers.ListField(child=StrictCharField())
 
 
-class RepoCollaboratorPermissionSerializer(serializers.Serializer):
-    permission = StrictCharField()
-    role_name = StrictCharField()
-    user = UserSerializer()
-
-
 # --- request bodies (option objects) --------------------------------------------------------
 
 RULES = {

@@ -2,17 +2,21 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 
 from config.auth import check_password_cached, parse_basic
+from registry import robots
 
 
 class HarborBasicAuthentication(BaseAuthentication):
     """HTTP Basic as Harbor does it: wrong credentials do not fail the request, it just
-    continues as anonymous and gets 401 only where a user is required."""
+    continues as anonymous and gets 401 only where a user is required. A robot's name and
+    secret sign in the robot (an expired or disabled one stays anonymous)."""
 
     def authenticate(self, request):
         credentials = parse_basic(request.headers.get("Authorization", ""))
         if credentials is None:
             return None
-        user = check_password_cached(request._request, *credentials)
+        user = robots.authenticate(*credentials) or check_password_cached(
+            request._request, *credentials
+        )
         return (user, None) if user is not None else None
 
     def authenticate_header(self, request):

@@ -75,6 +75,6 @@ class LdapFailedImportUserSerializer(serializers.Serializer):
 
 def group_search_data(groups) -> list:
     """Harbor's group search answer: UserGroup records holding only the name and the DN,
-    no id or group_type (#15171)."""
+    no id or group_type ."""
     records = [{"group_name": group.name, "ldap_group_dn": group.dn} for group in groups]
     return UserGroupSerializer(records, many=True).data

@@ -417,12 +417,6 @@ class LabelSerializer(HarborSerializer):
     update_time = HarborTimeField()
 
 
-class PlatformSerializer(serializers.Serializer):
-    architecture = serializers.CharField(required=False)
-    os = serializers.CharField(required=False)
-    variant = serializers.CharField(required=False)
-
-
 class ReferenceSerializer(HarborSerializer):
     arrays = frozenset({"urls"})
 
@@ -613,11 +607,6 @@ class StatisticSerializer(serializers.Serializer):
     total_project_count = serializers.IntegerField()
     total_repo_count = serializers.IntegerField()
     total_storage_consumption = serializers.IntegerField()
-
-
-class ConfigItemSerializer(serializers.Serializer):
-    value = serializers.JSONField()
-    editable = serializers.BooleanField()
 
 
 def config_items(values: dict, editable: dict) -> dict:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from config.auth import check_password_cached, parse_basic
-from registry import access
+from registry import access, robots
 from registry.distribution import token
 from registry.distribution.errors import Denied, DistributionError, Unauthorized
 from registry.models import Project
@@ -32,11 +32,29 @@ def project_named(name: str) -> Project | None:
     return Project.objects.filter(name=name).first()
 
 
+# Distribution actions and the permission a robot needs for each (Harbor's names).
+ROBOT_ACTIONS = {
+    "pull": ("repository", "pull"),
+    "push": ("repository", "push"),
+    "delete": ("artifact", "delete"),
+}
+
+
 def live_actions(user, repository_name: str) -> set[str]:
     """What `user` may do in the repository: pull, push, delete (`*` for project admins)."""
     project = project_named(project_name_of(repository_name))
     if project is None:
         return set()
+    robot = access.robot_of(user)
+    if robot:
+        granted = {
+            action
+            for action, (resource, verb) in ROBOT_ACTIONS.items()
+            if robot.allows("project", project.name, resource, verb)
+        }
+        if access.project_is_public(project):
+            granted.add("pull")
+        return granted
     granted = {
         action
         for action, permission in ACTION_PERMISSIONS.items()
@@ -56,11 +74,18 @@ def grant(user, scopes: list[token.Scope]) -> list[token.Scope]:
             # `*` is held by project admins only, and covers every action.
             allowed = set(scope.actions) if "*" in held else set(scope.actions & held)
         elif scope.type == "registry" and scope.name == "catalog":
-            allowed = set(scope.actions) if access.is_sysadmin(user) else set()
+            allowed = set(scope.actions) if may_list_catalog(user) else set()
         else:
             allowed = set()
         granted.append(token.Scope(scope.type, scope.name, frozenset(allowed)))
     return granted
+
+
+def may_list_catalog(user) -> bool:
+    robot = access.robot_of(user)
+    if robot:
+        return robot.allows("system", "/", "catalog", "read")
+    return access.is_sysadmin(user)
 
 
 @dataclass
@@ -71,11 +96,19 @@ class Caller:
     # How the caller presented itself: "", "basic" or "bearer" (a token that did not verify
     # counts as no credentials: the client should fetch a new one).
     scheme: str = ""
+    # The token's subject (who fetched it), for the audit log.
+    subject: str = ""
     _live: dict = field(default_factory=dict)
 
     @property
     def authenticated(self) -> bool:
         return self.token_access is not None or self.user.is_authenticated
+
+    @property
+    def username(self) -> str:
+        if self.user.is_authenticated:
+            return self.user.get_username()
+        return self.subject or "anonymous"
 
     def actions(self, repository_name: str) -> set[str]:
         if self.token_access is not None:
@@ -91,7 +124,7 @@ class Caller:
     def may_list_catalog(self) -> bool:
         if self.token_access is not None:
             return bool(self.token_access.get(("registry", "catalog")))
-        return access.is_sysadmin(self.user)
+        return may_list_catalog(self.user)
 
 
 def identify(request) -> Caller:
@@ -107,10 +140,10 @@ def identify(request) -> Caller:
             for entry in entries
             if isinstance(entry, dict)
         }
-        return Caller(token_access=grants, scheme="bearer")
+        return Caller(token_access=grants, scheme="bearer", subject=claims.get("sub") or "")
     basic = parse_basic(header)
     if basic is not None:
-        user = check_password_cached(request, *basic)
+        user = robots.authenticate(*basic) or check_password_cached(request, *basic)
         return Caller(user=user or AnonymousUser(), scheme="basic")
     return Caller()
 

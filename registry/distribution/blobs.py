@@ -1,5 +1,6 @@
 """Blob uploads and blob links: the business rules behind the `/v2/<name>/blobs/` routes."""
 
+import contextlib
 import re
 import uuid
 
@@ -87,59 +88,90 @@ def get_upload(repository_name: str, upload_id: str) -> Upload:
     return upload
 
 
+@contextlib.contextmanager
+def _held(upload: Upload):
+    """The upload's staged file held by this request alone, `upload.offset` read afresh.
+
+    Requests on one session are serialized: a second one arriving while a chunk is being
+    received (or the upload completed) is refused, as Distribution refuses a chunk that
+    does not continue the upload where it stands.
+    """
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(storage.locked_upload(upload.id))
+        except FileNotFoundError as exc:
+            raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
+        except storage.UploadBusy as exc:
+            raise RangeInvalid(
+                "another request is writing to this upload", headers=upload_headers(upload)
+            ) from exc
+        offset = Upload.objects.filter(id=upload.id).values_list("offset", flat=True).first()
+        if offset is None:
+            raise BlobUploadUnknown(detail={"uuid": str(upload.id)})
+        upload.offset = offset
+        if storage.staged_size(handle) > offset:
+            # Bytes past the recorded offset belong to no completed request.
+            handle.truncate(offset)
+        yield handle
+
+
 def receive_chunk(upload: Upload, stream, length: int | None, content_range: str) -> Upload:
     """Append one PATCH body; it must continue the upload exactly where it stands."""
+    span = None
     if content_range:
         match = CONTENT_RANGE.match(content_range.strip())
         if not match:
             raise RangeInvalid("invalid content range", detail={"Content-Range": content_range})
-        start, end = int(match.group(1)), int(match.group(2))
-        if start != upload.offset or end < start:
+        span = int(match.group(1)), int(match.group(2))
+        if span[1] < span[0]:
+            raise RangeInvalid("invalid content range", detail={"Content-Range": content_range})
+        if length is not None and span[1] - span[0] + 1 != length:
+            raise RangeInvalid("Content-Range does not match Content-Length")
+    with _held(upload) as handle:
+        if span is not None and span[0] != upload.offset:
             raise RangeInvalid(
-                f"chunk starts at {start} but the upload is at {upload.offset}",
+                f"chunk starts at {span[0]} but the upload is at {upload.offset}",
                 headers=upload_headers(upload),
             )
-        if length is not None and end - start + 1 != length:
-            raise RangeInvalid("Content-Range does not match Content-Length")
-    _append(upload, stream, length)
+        _append(upload, handle, stream, length)
     return upload
 
 
-def _append(upload: Upload, stream, length: int | None, algorithm: str = "sha256") -> None:
+def _append(upload: Upload, handle, stream, length: int | None, algorithm="sha256") -> None:
     start = upload.offset
     try:
-        new_offset = storage.append_to_upload(upload.id, start, stream, length, algorithm)
+        new_offset = storage.append_to_upload(handle, upload.id, start, stream, length, algorithm)
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    # Only the request that started from the recorded offset may move it on.
-    updated = Upload.objects.filter(id=upload.id, offset=start).update(offset=new_offset)
-    if not updated:
-        raise RangeInvalid("the upload was changed by another request")
+    if not Upload.objects.filter(id=upload.id).update(
+        offset=new_offset, update_time=timezone.now()
+    ):
+        handle.truncate(start)
+        raise BlobUploadUnknown(detail={"uuid": str(upload.id)})
     upload.offset = new_offset
 
 
-def verify_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> int:
-    """Take the last bytes (if any) and check the digest; returns the blob's size.
+def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> Blob:
+    """Take the last bytes (if any), verify, and make the blob visible in the repository.
 
-    A mismatch cancels the upload: nothing of it becomes visible.
+    The blob is stored only if the staged file is exactly the bytes received (its length
+    is the recorded offset) and they hash to `digest`; a mismatch cancels the upload.
     """
     algorithm, _ = digests.parse(digest)
-    if stream is not None and length != 0:
-        _append(upload, stream, length, algorithm)
-    actual = storage.upload_digest(upload.id, upload.offset, algorithm)
-    if actual != digest:
-        cancel_upload(upload)
-        raise DigestInvalid(detail={"digest": digest})
-    return upload.offset
-
-
-def complete_upload(upload: Upload, digest: str) -> Blob:
-    """Move verified bytes to their content address and make the blob visible in the repo."""
-    # The row first: once touched, garbage collection keeps the file promote_upload finds.
-    blob = touch(digest, upload.offset)
-    storage.promote_upload(upload.id, digest)
-    link(upload.repository_name, blob)
-    upload.delete()
+    with _held(upload) as handle:
+        if stream is not None and length != 0:
+            _append(upload, handle, stream, length, algorithm)
+        if (
+            storage.staged_size(handle) != upload.offset
+            or storage.upload_digest(handle, upload.id, algorithm) != digest
+        ):
+            cancel_upload(upload)
+            raise DigestInvalid(detail={"digest": digest})
+        # The row first: once touched, garbage collection keeps the file promote_upload finds.
+        blob = touch(digest, upload.offset)
+        storage.promote_upload(upload.id, digest)
+        link(upload.repository_name, blob)
+        upload.delete()
     return blob
 
 

@@ -30,6 +30,9 @@ def _size(n: str | None) -> int:
         raise PaginationNumberInvalid("n must be an integer", detail={"n": n}) from exc
     if size < 0:
         raise PaginationNumberInvalid("n must not be negative", detail={"n": n})
+    if size >= 2**63:
+        # Past int64, where Distribution's parse of `n` fails.
+        raise PaginationNumberInvalid("n is out of range", detail={"n": n})
     return min(size, MAX_PAGE)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from registry import services
+from registry import audit, services
 from registry.distribution import auth, blobs, digests, storage
 from registry.distribution.errors import (
     Denied,
@@ -63,18 +63,24 @@ class Found:
 class Pushed:
     digest: str
     subject: str
+    project_id: int = 0
+    # A tag pointed at an artifact the repository already held (a new tag, no new artifact).
+    retagged: bool = False
 
 
 def read_manifest_body(stream, length: int | None) -> bytes:
+    """The body, read no further than the limit: a chunked body announces no length."""
     if length is not None and length > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
+    received = bytearray()
     try:
-        content = b"".join(storage.read_body(stream, length))
+        for chunk in storage.read_body(stream, length, limit=MAX_MANIFEST_BYTES + 1):
+            received += chunk
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    if len(content) > MAX_MANIFEST_BYTES:
+    if len(received) > MAX_MANIFEST_BYTES:
         raise TooLarge(f"manifest is larger than {MAX_MANIFEST_BYTES} bytes")
-    return content
+    return bytes(received)
 
 
 def _descriptor(value, where: str) -> dict:
@@ -155,7 +161,12 @@ def _image_details(repository_name: str, document: dict) -> tuple[int, dict | No
     size = sum(item["size"] for item in wanted)
     extra_attrs = None
     if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
-        extra_attrs = _config_attributes(storage.read_bytes(config["digest"]))
+        try:
+            content = storage.read_bytes(config["digest"], MAX_CONFIG_BYTES)
+        except FileNotFoundError as exc:
+            # Garbage collection removed it since the query above.
+            raise ManifestBlobUnknown(detail={"digest": config["digest"]}) from exc
+        extra_attrs = _config_attributes(content)
     return size, extra_attrs, list(known)
 
 
@@ -226,6 +237,11 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             for child in document["manifests"]
         ]
     subject = (document.get("subject") or {}).get("digest", "")
+    retagged = (
+        bool(tag)
+        and repository is not None
+        and Artifact.objects.filter(repository=repository, digest=digest).exists()
+    )
     # Touched (committed) before its file is trusted or written: garbage collection keeps it.
     blobs.touch(digest, len(content))
     storage.save_bytes(digest, content)
@@ -263,7 +279,16 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
                     "annotations": document.get("annotations"),
                 },
             )
-    return Pushed(digest=digest, subject=subject)
+    return Pushed(digest=digest, subject=subject, project_id=project.pk, retagged=retagged)
+
+
+def record_push(repository_name: str, reference: str, pushed: Pushed, username: str) -> None:
+    if pushed.retagged:
+        resource, kind = f"{repository_name}:{reference}", "tag"
+    else:
+        tag = None if reference == pushed.digest else reference
+        resource, kind = audit.artifact_resource(repository_name, pushed.digest, tag), "artifact"
+    audit.record(pushed.project_id, "create", kind, resource, username)
 
 
 def _hold_blobs(wanted: list[str]) -> dict[str, Blob]:
@@ -341,11 +366,11 @@ def size(found: Found) -> int:
         raise ManifestUnknown(detail={"digest": found.digest}) from exc
 
 
-def record_pull(found: Found) -> None:
-    services.record_pull(found.repository, found.artifact, found.tag)
+def record_pull(found: Found, username: str) -> None:
+    services.record_pull(found.repository, found.artifact, found.tag, username)
 
 
-def delete(repository_name: str, reference: str) -> None:
+def delete(repository_name: str, reference: str, username: str) -> None:
     """By digest: the artifact (with its tags); by tag: that tag only."""
     repository = Repository.objects.filter(name=repository_name).first()
     if repository is None:
@@ -356,10 +381,14 @@ def delete(repository_name: str, reference: str) -> None:
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
         services.delete_artifact(artifact)
+        resource = audit.artifact_resource(repository_name, reference)
+        audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
     if not Tag.objects.filter(repository=repository, name=reference).exists():
         raise ManifestUnknown(detail={"reference": reference})
     services.delete_tag(repository, reference)
+    resource = f"{repository_name}:{reference}"
+    audit.record(repository.project_id, "delete", "tag", resource, username)
 
 
 def referrers(repository_name: str, digest: str, artifact_type: str = "") -> dict:

@@ -6,7 +6,7 @@ hold what only the distribution protocol needs.
 
 import uuid
 
-from django.db import models
+from django.db import models, transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.utils import timezone
@@ -119,3 +119,25 @@ class Referrer(models.Model):
 def forget_repository_blobs(sender, instance, **kwargs):
     """A deleted repository's blobs stop being reachable under its name (either API)."""
     RepositoryBlob.objects.filter(repository_name=instance.name).delete()
+
+
+@receiver(post_delete, sender="registry.Project")
+def forget_project_uploads(sender, instance, **kwargs):
+    """Nothing stays behind a deleted project's name: the blobs linked under it (pushed
+    under a repository name that never got a manifest) and its uploads in progress, staged
+    files included. Otherwise whoever creates a project of that name next would reach them.
+    """
+    from registry.distribution import storage
+
+    prefix = instance.name + "/"
+    RepositoryBlob.objects.filter(repository_name__startswith=prefix).delete()
+    uploads = list(
+        Upload.objects.filter(repository_name__startswith=prefix).values_list("id", flat=True)
+    )
+    Upload.objects.filter(id__in=uploads).delete()
+
+    def discard_files():
+        for upload_id in uploads:
+            storage.discard_upload_file(upload_id)
+
+    transaction.on_commit(discard_files)

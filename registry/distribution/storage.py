@@ -7,6 +7,7 @@ that only becomes visible as a blob once its digest has been verified.
 """
 
 import contextlib
+import fcntl
 import os
 import threading
 from collections import OrderedDict
@@ -48,29 +49,56 @@ def discard_upload_file(upload_id) -> None:
         os.unlink(upload_path(upload_id))
 
 
+class UploadBusy(Exception):
+    """Another request is writing to (or completing) the same upload."""
+
+
+@contextlib.contextmanager
+def locked_upload(upload_id):
+    """The staged file opened for update and held exclusively (an advisory lock).
+
+    Every request that changes an upload holds it: one at a time per session, across
+    threads and processes; a second one is refused (UploadBusy) rather than kept waiting.
+    FileNotFoundError when the session has no staged file.
+    """
+    with open(upload_path(upload_id), "r+b", buffering=0) as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise UploadBusy(str(upload_id)) from exc
+        yield handle
+
+
+def _stamp(handle) -> tuple:
+    """What identifies the staged file's state: size, last change and inode."""
+    status = os.fstat(handle.fileno())
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
+
+
 class _RunningHashers:
     """The digest of each upload's bytes so far, kept while the same process receives it.
 
-    Chunks of one upload may reach other processes (or arrive after a restart); then the
-    digest is computed by reading the staged file again at the end.
+    An entry is only used while the staged file is exactly as this process left it (same
+    size, change time and inode): chunks of one upload may reach other processes (or
+    arrive after a restart), and then the digest is computed by reading the file again.
     """
 
     LIMIT = 256
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, tuple[int, object]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[tuple, object]] = OrderedDict()
 
-    def take(self, key: str, offset: int, algorithm: str):
+    def take(self, key: str, stamp: tuple, algorithm: str):
         with self._lock:
             entry = self._entries.pop(key, None)
-        if entry is not None and entry[0] == offset and entry[1].name == algorithm:
+        if entry is not None and entry[0] == stamp and entry[1].name == algorithm:
             return entry[1]
-        return digests.new_hasher(algorithm) if offset == 0 else None
+        return None
 
-    def keep(self, key: str, offset: int, hasher) -> None:
+    def keep(self, key: str, stamp: tuple, hasher) -> None:
         with self._lock:
-            self._entries[key] = (offset, hasher)
+            self._entries[key] = (stamp, hasher)
             while len(self._entries) > self.LIMIT:
                 self._entries.popitem(last=False)
 
@@ -105,38 +133,40 @@ class _OverlappedHasher:
 
 
 def append_to_upload(
-    upload_id, offset: int, stream, length: int | None, algorithm: str = "sha256"
+    handle, upload_id, offset: int, stream, length: int | None, algorithm: str = "sha256"
 ) -> int:
     """Append the request body (`length` bytes, or to the end when None) at `offset`.
 
-    Returns the new size. The bytes are hashed on the way in (with `algorithm` when the
-    upload starts here), so completing it needs no second read. The file is truncated
-    back to `offset` if the body breaks off, so a failed chunk can be retried from where
-    the upload stood.
+    `handle` is the staged file held by `locked_upload`. Returns the new size. The bytes
+    are hashed on the way in, so completing the upload needs no second read. Whatever
+    happens, the file ends at `offset` or at the returned size: bytes past the recorded
+    offset (left by a request that died) are cut first, and the file is cut back to
+    `offset` if the body breaks off, so the session is exactly as before a failed chunk.
     """
-    path = upload_path(upload_id)
     key = str(upload_id)
-    hasher = _hashers.take(key, offset, algorithm)
+    stamp = _stamp(handle)
+    hasher = _hashers.take(key, stamp, algorithm) if stamp[0] == offset else None
+    if hasher is None and offset == 0:
+        hasher = digests.new_hasher(algorithm)
     overlapped = _OverlappedHasher(hasher) if hasher is not None else None
     written = 0
-    # Unbuffered: chunks are large, a buffer would only add a copy.
-    with open(path, "ab", buffering=0) as handle:
+    handle.truncate(offset)
+    handle.seek(offset)
+    try:
+        for chunk in read_body(stream, length):
+            if overlapped is not None:
+                overlapped.update(chunk)
+            _write_all(handle, chunk)
+            written += len(chunk)
+        if overlapped is not None:
+            overlapped.finish()
+    except BaseException:
+        if overlapped is not None:
+            overlapped.finish()
         handle.truncate(offset)
-        try:
-            for chunk in read_body(stream, length):
-                if overlapped is not None:
-                    overlapped.update(chunk)
-                _write_all(handle, chunk)
-                written += len(chunk)
-            if overlapped is not None:
-                overlapped.finish()
-        except BaseException:
-            if overlapped is not None:
-                overlapped.finish()
-            handle.truncate(offset)
-            raise
+        raise
     if hasher is not None:
-        _hashers.keep(key, offset + written, hasher)
+        _hashers.keep(key, _stamp(handle), hasher)
     return offset + written
 
 
@@ -147,8 +177,10 @@ def _write_all(handle, chunk: bytes) -> None:
         view = view[handle.write(view) :]
 
 
-def read_body(stream, length: int | None) -> Iterator[bytes]:
-    remaining = length
+def read_body(stream, length: int | None, limit: int | None = None) -> Iterator[bytes]:
+    """The body in chunks: `length` bytes, or to its end when None; never past `limit`."""
+    bounded = limit is not None and (length is None or length > limit)
+    remaining = limit if bounded else length
     while remaining is None or remaining > 0:
         size = CHUNK_SIZE if remaining is None else min(CHUNK_SIZE, remaining)
         try:
@@ -161,18 +193,22 @@ def read_body(stream, length: int | None) -> Iterator[bytes]:
         if remaining is not None:
             remaining -= len(chunk)
         yield chunk
-    if remaining:
+    if remaining and not bounded:
         raise ConnectionError("request body ended before its Content-Length")
 
 
-def upload_digest(upload_id, size: int, algorithm: str) -> str:
-    """Digest of the staged bytes, from the running hash when this process has it."""
-    hasher = _hashers.take(str(upload_id), size, algorithm)
+def staged_size(handle) -> int:
+    return _stamp(handle)[0]
+
+
+def upload_digest(handle, upload_id, algorithm: str) -> str:
+    """Digest of the staged file's bytes, from the running hash while it is still exact."""
+    hasher = _hashers.take(str(upload_id), _stamp(handle), algorithm)
     if hasher is None:
         hasher = digests.new_hasher(algorithm)
-        with open(upload_path(upload_id), "rb") as handle:
-            while chunk := handle.read(CHUNK_SIZE):
-                hasher.update(chunk)
+        handle.seek(0)
+        while chunk := handle.read(CHUNK_SIZE):
+            hasher.update(chunk)
     return f"{algorithm}:{hasher.hexdigest()}"
 
 
@@ -210,9 +246,10 @@ def delete_blob(digest: str) -> None:
     blob_storage().delete(blob_path(digest))
 
 
-def read_bytes(digest: str) -> bytes:
+def read_bytes(digest: str, limit: int = -1) -> bytes:
+    """The blob's bytes (its first `limit` only, when given)."""
     with blob_storage().open(blob_path(digest), "rb") as handle:
-        return handle.read()
+        return handle.read(limit)
 
 
 def blob_size(digest: str) -> int:

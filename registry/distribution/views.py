@@ -199,8 +199,7 @@ class UploadStartView(DistributionView):
         digests.parse(digest)
         manifests.charge_blob(name, digest, length or 0)
         upload = blobs.start_upload(name)
-        blobs.verify_upload(upload, digest, blob_body(request, length), length)
-        blobs.complete_upload(upload, digest)
+        blobs.finish_upload(upload, digest, blob_body(request, length), length)
         return blob_created(name, digest)
 
 
@@ -230,8 +229,7 @@ class UploadView(DistributionView):
         digests.parse(digest)
         length = body_length(request)
         manifests.charge_blob(name, digest, upload.offset + (length or 0))
-        blobs.verify_upload(upload, digest, blob_body(request, length), length)
-        blobs.complete_upload(upload, digest)
+        blobs.finish_upload(upload, digest, blob_body(request, length), length)
         return blob_created(name, digest)
 
     def delete(self, request, name, upload_id):
@@ -246,7 +244,7 @@ class ManifestView(DistributionView):
         auth.require(self.caller, name, "pull")
         found = manifests.resolve(name, reference)
         content = manifests.content(found)
-        manifests.record_pull(found)
+        manifests.record_pull(found, self.caller.username)
         return self._manifest_response(found, content, len(content))
 
     def head(self, request, name, reference):
@@ -265,6 +263,7 @@ class ManifestView(DistributionView):
         length = body_length(request)
         content = manifests.read_manifest_body(body_stream(request, length), length)
         pushed = manifests.push(name, reference, content, request.headers.get("Content-Type", ""))
+        manifests.record_push(name, reference, pushed, self.caller.username)
         response = HttpResponse(status=201)
         response["Location"] = f"/v2/{name}/manifests/{pushed.digest}"
         response["Docker-Content-Digest"] = pushed.digest
@@ -275,7 +274,7 @@ class ManifestView(DistributionView):
 
     def delete(self, request, name, reference):
         auth.require(self.caller, name, "delete")
-        manifests.delete(name, reference)
+        manifests.delete(name, reference, self.caller.username)
         response = HttpResponse(status=202)
         response["Content-Length"] = "0"
         return response

@@ -1,11 +1,10 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-# Fixtures of the browser tests: Debian's chromium, a loopback webhook receiver, git
+# Fixtures of the browser tests: a loopback webhook receiver, git
 # sources for mirrors.
 from tests.codehost_migrations.conftest import local_imports, source_repo  # noqa: F401
 from tests.storefront_webhooks.conftest import receiver  # noqa: F401
-from tests.storefront_webhooks.test_browser import chromium, page  # noqa: F401
 
 STAFF_PASSWORD = "Console-Passw0rd"
 

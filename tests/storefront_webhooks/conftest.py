@@ -16,6 +16,7 @@ def receiver():
 def insecure_webhooks(settings):
     """http:// and loopback webhook URLs, as the worker process gets from its environment."""
     settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE = True
+    settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS = True
 
 
 @pytest.fixture

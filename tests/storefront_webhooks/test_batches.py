@@ -108,7 +108,7 @@ def test_delivery_tasks_go_to_the_webhooks_queue_ten_deliveries_each():
     ]
 
 
-def test_posts_reuse_a_keep_alive_connection(receiver):
+def test_posts_reuse_a_keep_alive_connection(receiver, insecure_webhooks):
     due = webhook_delivery.Due(
         *(1, Delivery.PENDING, 1, timezone.now(), None, "product/updated"),
         *(receiver.url("/kept"), '{"id": 1}', "secret", False, True, False),

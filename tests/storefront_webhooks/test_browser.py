@@ -1,12 +1,8 @@
 """Store pages in real headless Chromium (Debian's package, driven by Playwright)."""
 
-import os
-
 import pytest
-from playwright.sync_api import sync_playwright
 
 from storefront import suspension
-from tests.services.debian import require
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import (
     InstallationFactory,
@@ -20,14 +16,6 @@ from tests.storefront_webhooks.script_host import ScriptHost
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # The app's script: proves it ran (with its store id) and records every variant change.
 APP_JS = """
 (function () {
@@ -45,34 +33,6 @@ APP_JS = """
 })();
 """
 LATE_JS = "window.lateScript = LS.store.id;"
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    paths = require({"chromium": ("chromium", ())})
-    # Playwright's sync API runs an event loop in this thread; the test's ORM calls are
-    # still plain synchronous code.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=paths["chromium"], args=CHROMIUM_ARGS
-            )
-            yield browser
-            browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture
-def page(chromium):
-    context = chromium.new_context(ignore_https_errors=True)
-    yield context.new_page()
-    context.close()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import services
+from registry import audit, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec
@@ -157,7 +157,10 @@ class ArtifactDetailView(ArtifactMixin, APIView):
     )
     def delete(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:delete", names_only=True)
-        services.delete_artifact(self.find_artifact(project, repository_name, reference))
+        artifact = self.find_artifact(project, repository_name, reference)
+        services.delete_artifact(artifact)
+        resource = audit.artifact_resource(artifact.repository.name, artifact.digest)
+        audit.record(project.pk, "delete", "artifact", resource, audit.username_of(request.user))
         return self.empty()
 
 

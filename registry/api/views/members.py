@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import ldap_onboarding, services
+from registry import audit, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -68,6 +68,14 @@ def resolve_group(member_group: dict):
     return None
 
 
+def record_member(request, project, operation: str, member: ProjectMember | None) -> None:
+    """Audit a member change; a change to no member (Harbor answers 200) records nothing."""
+    if member is None or member.project_id != project.pk:
+        return
+    name = member.user.username if member.user_id else member.group.group_name
+    audit.record(project.pk, operation, "member", name, audit.username_of(request.user))
+
+
 class MemberListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjectMembers",
@@ -104,6 +112,7 @@ class MemberListView(HarborViewMixin, APIView):
         user = resolve_user(body.get("member_user") or {})
         group = None if user else resolve_group(body.get("member_group") or {})
         member = services.add_member(project, body.get("role_id") or 0, user=user, group=group)
+        record_member(request, project, "create", member)
         return self.empty(201, f"{request.path.rstrip('/')}/{member.pk}")
 
 
@@ -134,6 +143,7 @@ class MemberDetailView(HarborViewMixin, APIView):
         project = get_project(request, project_name_or_id, "member:update")
         body = self.body(RoleRequestSerializer)
         services.update_member_role(project, mid, body.get("role_id") or 0)
+        record_member(request, project, "update", ProjectMember.objects.filter(pk=mid).first())
         return self.empty()
 
     @extend_schema(
@@ -144,5 +154,7 @@ class MemberDetailView(HarborViewMixin, APIView):
     def delete(self, request, project_name_or_id, mid):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:delete")
+        member = member_queryset(project).filter(pk=mid).first()
         services.remove_member(project, mid)
+        record_member(request, project, "delete", member)
         return self.empty()

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, configuration, services
+from registry import access, audit, configuration, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -125,6 +125,7 @@ class ProjectListView(HarborViewMixin, APIView):
             cve_allowlist=body.get("cve_allowlist"),
             as_admin=access.is_sysadmin(request.user),
         )
+        audit.record(project.pk, "create", "project", project.name, audit.username_of(request.user))
         by_name = request.headers.get("X-Resource-Name-In-Location", "").lower() == "true"
         base = request.path.rstrip("/")
         return self.empty(201, f"{base}/{project.name if by_name else project.pk}")
@@ -164,6 +165,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     def delete(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
         services.delete_project(project)
+        audit.record(project.pk, "delete", "project", project.name, audit.username_of(request.user))
         return self.empty()
 
 

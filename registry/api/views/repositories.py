@@ -13,7 +13,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, services
+from registry import access, audit, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -133,6 +133,8 @@ class RepositoryDetailView(HarborViewMixin, APIView):
         project = get_project(request, project_name, "repository:delete", names_only=True)
         repository = services.find_repository(project, repository_name_of(repository_name))
         services.delete_repository(repository)
+        username = audit.username_of(request.user)
+        audit.record(project.pk, "delete", "repository", repository.name, username)
         return self.empty()
 
 

@@ -24,7 +24,7 @@ from registry.api.serializers import (
     UserSearchRespItemSerializer,
     UserSysAdminFlagSerializer,
 )
-from registry.errors import Forbidden, NotFound
+from registry.errors import Forbidden, NotFound, PreconditionFailed
 from registry.ldap import ldap_mode
 from registry.models import UserGroup
 
@@ -115,6 +115,8 @@ class CurrentUserView(HarborViewMixin, APIView):
     )
     def get(self, request):
         require_login(request)
+        if access.robot_of(request.user):
+            raise PreconditionFailed("get current user not available for security context: robot")
         return Response(UserRespSerializer(get_user(request.user.pk)).data)
 
 

@@ -40,7 +40,7 @@ def record_manifest_references(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("registry", "0002_distribution"),
+        ("registry", "0003_robots_audit_log"),
     ]
 
     operations = [

@@ -1,0 +1,46 @@
+"""gunicorn's access log (as `make run` starts it) never carries a secret: the values of
+?token=, ?access_token= and every other secret query parameter, in the request line and
+the referer, are written as [REDACTED]; the rest of the line stays useful."""
+
+import pytest
+import requests
+
+from tests.registry_oci.test_gunicorn import web_server
+
+pytestmark = pytest.mark.django_db
+
+SECRETS = {
+    "token": "tok-3f9a1c",
+    "access_token": "acc-77e2b0",
+    "Access_Token": "enc-55aa01",
+    "client_secret": "cs-91d3f4",
+    "password": "pw-c0ffee",
+    "code": "oauth-8b8b8b",
+}
+
+
+def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
+    log_path = tmp_path / "gunicorn.log"
+    query = "&".join(f"{name}={value}" for name, value in SECRETS.items())
+    with web_server(log_path) as (base, _):
+        paths = [
+            f"/api/v1/version?{query}&page=2",
+            f"/api/v2.0/projects?page=3;token={SECRETS['token']}",
+            f"/v1/1/products?access_token={SECRETS['access_token']}",
+        ]
+        for path in paths:
+            requests.get(
+                base + path,
+                headers={"Referer": f"https://app.example.com/cb?token={SECRETS['token']}"},
+                timeout=30,
+            )
+    log = log_path.read_text()
+    for secret in SECRETS.values():
+        assert secret not in log
+    lines = [line for line in log.splitlines() if '"GET /' in line]
+    assert len(lines) == 3, log
+    assert "GET /api/v1/version?token=[REDACTED]&access_token=[REDACTED]" in lines[0]
+    assert "Access_Token=[REDACTED]&client_secret=[REDACTED]&password=[REDACTED]" in lines[0]
+    assert "code=[REDACTED]&page=2 HTTP/1.1" in lines[0]
+    assert "GET /api/v2.0/projects?page=3;token=[REDACTED] HTTP/1.1" in lines[1]
+    assert "GET /v1/1/products?access_token=[REDACTED] HTTP/1.1" in lines[2]

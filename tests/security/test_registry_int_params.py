@@ -1,0 +1,111 @@
+"""Integer parameters of the Harbor API (query, path, body) beyond int64 are bad input:
+422 (or 400) in Harbor's error format, never a 500 nor a query the database overflows on.
+The distribution API's `n` is 400 PAGINATION_NUMBER_INVALID."""
+
+import base64
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.registry.factories import PASSWORD, LabelFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+TOO_BIG = str(2**63)
+TOO_SMALL = str(-(2**63) - 1)
+HUGE = "9" * 40
+
+
+@pytest.fixture
+def admin_client():
+    UserFactory(username="admin", is_superuser=True, is_staff=True)
+    project = ProjectFactory(name="team")
+    LabelFactory(name="l1")
+    client = APIClient()
+    token = base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
+    client.credentials(HTTP_AUTHORIZATION=f"Basic {token}")
+    client.project = project
+    return client
+
+
+QUERY = [
+    ("/api/v2.0/projects", "page"),
+    ("/api/v2.0/projects", "page_size"),
+    ("/api/v2.0/repositories", "page"),
+    ("/api/v2.0/repositories", "page_size"),
+    ("/api/v2.0/projects/team/repositories", "page"),
+    ("/api/v2.0/projects/team/repositories", "page_size"),
+    ("/api/v2.0/projects/team/repositories/app/artifacts", "page"),
+    ("/api/v2.0/projects/team/repositories/app/artifacts", "page_size"),
+    ("/api/v2.0/projects/team/members", "page"),
+    ("/api/v2.0/projects/team/members", "page_size"),
+    ("/api/v2.0/users", "page"),
+    ("/api/v2.0/users", "page_size"),
+    ("/api/v2.0/users/search", "page"),
+    ("/api/v2.0/usergroups", "page"),
+    ("/api/v2.0/labels", "page"),
+    ("/api/v2.0/labels", "project_id"),
+]
+PATH = [
+    "/api/v2.0/projects/team/members/{}",
+    "/api/v2.0/users/{}",
+    "/api/v2.0/usergroups/{}",
+    "/api/v2.0/labels/{}",
+]
+BODY = [
+    ("post", "/api/v2.0/projects", {"project_name": "other", "storage_limit": None}),
+    ("put", "/api/v2.0/projects/team", {"storage_limit": None}),
+    ("post", "/api/v2.0/labels", {"name": "x", "scope": "p", "project_id": None}),
+    ("post", "/api/v2.0/projects/team/members", {"role_id": 1, "member_user": {"user_id": None}}),
+    ("post", "/api/v2.0/projects/team/members", {"role_id": None, "member_user": {"user_id": 1}}),
+]
+
+
+def assert_harbor_bad_input(response):
+    assert response.status_code in (400, 422), (response.status_code, response.content)
+    (error,) = response.json()["errors"]
+    assert error["code"] in ("BAD_REQUEST", "UNPROCESSABLE_ENTITY")
+
+
+def fill(value, number):
+    if isinstance(value, dict):
+        return {key: fill(item, number) for key, item in value.items()}
+    return number if value is None else value
+
+
+@pytest.mark.parametrize("value", [TOO_BIG, TOO_SMALL, HUGE], ids=["above", "below", "huge"])
+@pytest.mark.parametrize(("path", "name"), QUERY)
+def test_query_integers_beyond_int64_are_refused(admin_client, path, name, value):
+    extra = {"scope": "p"} if name == "project_id" else {}
+    assert_harbor_bad_input(admin_client.get(path, {name: value, **extra}))
+
+
+@pytest.mark.parametrize("value", [TOO_BIG, HUGE], ids=["above", "huge"])
+@pytest.mark.parametrize("path", PATH)
+def test_path_integers_beyond_int64_are_refused(admin_client, path, value):
+    assert_harbor_bad_input(admin_client.get(path.format(value)))
+
+
+@pytest.mark.parametrize("value", [TOO_BIG, HUGE], ids=["above", "huge"])
+@pytest.mark.parametrize("path", ["/api/v2.0/projects/{}", "/api/v2.0/projects/{}/summary"])
+def test_a_project_number_beyond_int64_is_a_name(admin_client, path, value):
+    """Harbor takes `{project_name_or_id}` as an id only when it converts to an int64."""
+    response = admin_client.get(path.format(value), headers={"X-Is-Resource-Name": "false"})
+    assert response.status_code == 404
+    assert response.json() == {
+        "errors": [{"code": "NOT_FOUND", "message": f"project {value} not found"}]
+    }
+
+
+@pytest.mark.parametrize("value", [TOO_BIG, TOO_SMALL, HUGE], ids=["above", "below", "huge"])
+def test_distribution_page_sizes_beyond_int64_are_refused(admin_client, value):
+    response = admin_client.get("/v2/_catalog", {"n": value})
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"][0]["code"] == "PAGINATION_NUMBER_INVALID"
+
+
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**40], ids=["above", "below", "huge"])
+@pytest.mark.parametrize(("method", "path", "body"), BODY)
+def test_body_integers_beyond_int64_are_refused(admin_client, method, path, body, value):
+    response = getattr(admin_client, method)(path, fill(body, value), format="json")
+    assert_harbor_bad_input(response)
