@@ -45,6 +45,14 @@ def touch(digest: str, size: int) -> Blob:
     return Blob.objects.get(digest=digest)
 
 
+def open_content(blob: Blob):
+    """The blob's file, open; BLOB_UNKNOWN when garbage collection removed it meanwhile."""
+    try:
+        return storage.open_blob(blob.digest)
+    except FileNotFoundError as exc:
+        raise BlobUnknown(detail={"digest": blob.digest}) from exc
+
+
 def link(repository_name: str, blob: Blob) -> None:
     try:
         with transaction.atomic():

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from registry import services as registry_services
+from registry.distribution import storage
 from registry.gc import services
 from registry.gc.models import GCExecution
 from registry.models import Blob, Project, Upload
@@ -269,3 +270,12 @@ def test_a_referrer_follows_its_subject_not_delete_untagged(reg, project, settin
         ]
         == signature
     )
+
+
+def test_a_blob_whose_file_was_just_removed_is_blob_unknown_not_a_500(reg, project):
+    digest = reg.upload("team/app", b"soon gone")
+    storage.delete_blob(digest)  # as a sweep does, before it deletes the row
+    for headers in ({}, {"Range": "bytes=0-3"}):
+        answer = reg.request("GET", f"/v2/team/app/blobs/{digest}", headers=headers)
+        assert answer.status_code == 404
+        assert answer.json()["errors"][0]["code"] == "BLOB_UNKNOWN"
