@@ -35,6 +35,7 @@ from registry.models import (
     Blob,
     Project,
     Referrer,
+    RepositoryBlob,
     Tag,
     Upload,
 )
@@ -160,6 +161,17 @@ def run_due(now: datetime | None = None) -> GCExecution | None:
 # --- the run -------------------------------------------------------------------------------------
 
 
+PROGRESS_FIELDS = (
+    "status",
+    "active",
+    "log",
+    "freed_bytes",
+    "deleted_blobs",
+    "deleted_artifacts",
+    "deleted_uploads",
+)
+
+
 class RunLog:
     """The run's text log, saved on the execution as it grows (readable while running)."""
 
@@ -177,10 +189,15 @@ class RunLog:
         self.write("INFO", message)
 
     def save(self, **fields) -> None:
-        self.execution.log = "\n".join(self.lines) + "\n"
+        execution = self.execution
+        execution.log = "\n".join(self.lines) + "\n"
         for key, value in fields.items():
-            setattr(self.execution, key, value)
-        self.execution.save()
+            setattr(execution, key, value)
+        # An UPDATE, never save(): a record deleted meanwhile is not written back.
+        GCExecution.objects.filter(pk=execution.pk).update(
+            update_time=timezone.now(),
+            **{name: getattr(execution, name) for name in PROGRESS_FIELDS},
+        )
         self.saved = time.monotonic()
 
     def checkpoint(self) -> None:
@@ -317,7 +334,9 @@ def unreferenced(blobs_: QuerySet, cutoff: datetime, ignoring: QuerySet | None =
 
 
 def sweep(batch: list[int], cutoff: datetime) -> list[tuple[str, int]]:
-    """Remove the batch's blobs that are still unreferenced, once locked (module docstring)."""
+    """Remove the batch's blobs that are still unreferenced, once locked (module docstring);
+    then the usage of the projects whose repositories held them is recounted (after the
+    commit: pushes lock a project before its blobs, the sweep never holds both)."""
     with transaction.atomic():
         locked = list(
             Blob.objects.select_for_update()
@@ -331,7 +350,14 @@ def sweep(batch: list[int], cutoff: datetime) -> list[tuple[str, int]]:
             .order_by("pk")
             .values_list("pk", "digest", "size")
         )
+        ids = [pk for pk, _, _ in doomed]
+        holders = set(
+            RepositoryBlob.objects.filter(blob_id__in=ids).values_list("repository_name", flat=True)
+        )
         for _, digest, _ in doomed:
             storage.delete_blob(digest)
-        Blob.objects.filter(pk__in=[pk for pk, _, _ in doomed]).delete()
+        Blob.objects.filter(pk__in=ids).delete()
+    projects = {name.split("/", 1)[0] for name in holders}
+    for project in Project.objects.filter(name__in=projects):
+        services.recount_usage(project)
     return [(digest, size) for _, digest, size in doomed]
