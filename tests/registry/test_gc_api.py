@@ -62,6 +62,38 @@ def test_admin_only_401_anonymous_403_user(anon, alice_client, method, path, bod
 
 
 @pytest.mark.django_db
+def test_a_system_robot_may_do_what_its_gc_permissions_grant(admin_client):
+    from tests.registry.test_robots import robot_client, system_robot
+
+    created = admin_client.post(
+        "/api/v2.0/robots",
+        system_robot(
+            "gc-reader",
+            access=(("garbage-collection", "list"), ("garbage-collection", "read")),
+        ),
+        format="json",
+    ).json()
+    robot = robot_client(created)
+    execution = GCExecution.objects.create(status="Success", active=None, log="line\n")
+    assert robot.get(GC).status_code == 200
+    assert robot.get(f"{GC}/{execution.pk}/log").content == b"line\n"
+    assert robot.get(f"{GC}/schedule").status_code == 200
+    refused = robot.post(f"{GC}/schedule", manual(), format="json")
+    assert refused.status_code == 403
+    assert (
+        robot.put(f"{GC}/schedule", {"schedule": {"type": "Daily"}}, format="json").status_code
+        == 403
+    )
+    assert GCExecution.objects.count() == 1 and not GCSchedule.objects.exists()
+    other = robot_client(
+        admin_client.post(
+            "/api/v2.0/robots", system_robot("ops", access=(("audit-log", "list"),)), format="json"
+        ).json()
+    )
+    assert other.get(GC).status_code == 403
+
+
+@pytest.mark.django_db
 def test_unknown_run_is_404_and_a_bad_id_422(admin_client):
     missing = admin_client.get(f"{GC}/999")
     assert missing.status_code == 404

@@ -1,4 +1,5 @@
-"""Garbage collection: start or schedule it, its history and logs. System admins only."""
+"""Garbage collection: start or schedule it, its history and logs. System admins, and
+system robots granted `garbage-collection` actions."""
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -16,11 +17,12 @@ from registry.api.gc_serializers import (
     execution_record,
     schedule_record,
 )
-from registry.api.permissions import require_sysadmin
+from registry.api.permissions import require_system_access
 from registry.errors import BadRequest, Conflict, NotFound
 from registry.gc import services
 from registry.gc.models import GCExecution, GCSchedule
 
+RESOURCE = "garbage-collection"
 HISTORY_QUERY = QuerySpec(
     columns={
         "id": Column("pk", int),
@@ -47,7 +49,7 @@ class GCHistoryView(HarborViewMixin, APIView):
         responses=schema.responses(GCHistorySerializer(many=True), 401, 403),
     )
     def get(self, request):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "list")
         queryset = HISTORY_QUERY.apply(GCExecution.objects.all(), request.query_params)
         return self.paginated([execution_record(row) for row in self.page(queryset)])
 
@@ -57,7 +59,7 @@ class GCDetailView(HarborViewMixin, APIView):
         operation_id="getGC", responses=schema.responses(GCHistorySerializer, 401, 403, 404)
     )
     def get(self, request, gc_id):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "read")
         return Response(execution_record(get_execution(gc_id)))
 
 
@@ -87,7 +89,7 @@ class GCLogView(HarborViewMixin, APIView):
         },
     )
     def get(self, request, gc_id):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "read")
         execution = get_execution(gc_id)
         return HttpResponse(execution.log, content_type="text/plain; charset=utf-8")
 
@@ -97,7 +99,7 @@ class GCScheduleView(HarborViewMixin, APIView):
         operation_id="getGCSchedule", responses=schema.responses(GCHistorySerializer, 401, 403)
     )
     def get(self, request):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "read")
         # No schedule: an empty record (harborapi reads the body as JSON).
         return Response(schedule_record(GCSchedule.objects.first()))
 
@@ -107,7 +109,7 @@ class GCScheduleView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
     )
     def post(self, request):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "create")
         execution = self.apply(request)
         # As Harbor: the run's address for Manual, id 0 for a schedule.
         location = request.path.rsplit("/", 1)[0] + f"/{execution.pk if execution else 0}"
@@ -119,7 +121,7 @@ class GCScheduleView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 409),
     )
     def put(self, request):
-        require_sysadmin(request)
+        require_system_access(request, RESOURCE, "update")
         self.apply(request)
         return self.empty(200)
 
