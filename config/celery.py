@@ -15,7 +15,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = [Queue("default"), Queue("git"), Queue("webhooks")]
 app.autodiscover_tasks()
 # Packages inside an app that keep their own tasks module.
-app.autodiscover_tasks(["registry.distribution"])
+app.autodiscover_tasks(["registry.distribution", "registry.gc"])
 
 
 @task_prerun.connect

@@ -206,6 +206,12 @@ CELERY_BEAT_SCHEDULE["registry-purge-abandoned-uploads"] = {
     "task": "registry.purge_abandoned_uploads",
     "schedule": 3600.0,
 }
+# Garbage collection keeps blobs and manifests pushed this recently (Harbor's setting).
+GC_TIME_WINDOW_HOURS = env_int("GC_TIME_WINDOW_HOURS", 2)
+CELERY_BEAT_SCHEDULE["registry-start-due-garbage-collection"] = {
+    "task": "registry.start_due_garbage_collection",
+    "schedule": 60.0,
+}
 
 # --- REST framework -----------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -9,6 +9,8 @@ from registry.models import (
     ArtifactReference,
     AuditLog,
     ConfigEntry,
+    GCExecution,
+    GCSchedule,
     Label,
     Project,
     ProjectMember,
@@ -213,3 +215,26 @@ class AuditLogAdmin(SystemRecordAdmin):
 
 # The OCI distribution records (registry/distribution) are registered in their own module.
 from registry.distribution import admin as distribution_admin  # noqa: E402,F401
+
+
+@admin.register(GCExecution)
+class GCExecutionAdmin(SystemRecordAdmin):
+    """Runs are started through POST /api/v2.0/system/gc/schedule (or its schedule)."""
+
+    list_display = [
+        "id",
+        "status",
+        "trigger",
+        "delete_untagged",
+        "dry_run",
+        "freed_bytes",
+        "creation_time",
+        "update_time",
+    ]
+    list_filter = ["status", "trigger", "dry_run", "creation_time"]
+    search_fields = ["=id", "log"]
+
+
+@admin.register(GCSchedule)
+class GCScheduleAdmin(SystemRecordAdmin):
+    list_display = ["cron_type", "cron", "delete_untagged", "dry_run", "next_run"]

@@ -1,35 +1,27 @@
-"""The registry's section of the admin dashboard (config/dashboard.py): five queries,
-six once garbage collection records exist."""
+"""The registry's section of the admin dashboard (config/dashboard.py): six queries."""
 
-from django.apps import apps
 from django.db.models import Count, Sum
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from config.dashboard import Figure, Section, Table, human_bytes
 from registry.distribution.models import Upload
+from registry.gc.models import GCExecution
 from registry.models import Artifact, Project, Repository
 
 LARGEST = 5
 
 
-def garbage_collection() -> list[Figure]:
-    """The last garbage collection run, once registry.gc's records exist (nothing before)."""
-    try:
-        execution = apps.get_model("registry", "GCExecution")
-    except LookupError:
-        return []
-    last = execution.objects.order_by("-creation_time", "-id").first()
-    try:
-        link = reverse("admin:registry_gcexecution_changelist")
-    except NoReverseMatch:
-        link = ""
+def garbage_collection() -> Figure:
+    """The last garbage collection run."""
+    last = GCExecution.objects.order_by("-creation_time", "-id").first()
+    link = reverse("admin:registry_gcexecution_changelist")
     if last is None:
-        return [Figure("Last garbage collection", "never", link)]
+        return Figure("Last garbage collection", "never", link)
     summary = (
         f"{last.status}, {last.creation_time:%Y-%m-%d %H:%M} "
         f"({human_bytes(last.freed_bytes)} freed)"
     )
-    return [Figure("Last garbage collection", summary, link, alert=last.status == "Error")]
+    return Figure("Last garbage collection", summary, link, alert=last.status == "Error")
 
 
 def section() -> Section:
@@ -56,7 +48,7 @@ def section() -> Section:
                 f"{uploads['count']} ({human_bytes(uploads['received'])} received)",
                 reverse("admin:registry_upload_changelist"),
             ),
-            *garbage_collection(),
+            garbage_collection(),
         ],
         tables=[
             Table(

@@ -334,4 +334,5 @@ class ArtifactLabel(models.Model):
 
 
 from registry.distribution.models import *  # noqa: E402,F403  (OCI distribution records)
+from registry.gc.models import *  # noqa: E402,F403  (garbage collection records)
 from registry.robot_audit_models import *  # noqa: E402,F403  (robot accounts, audit log)

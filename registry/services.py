@@ -345,6 +345,14 @@ def _refresh_usage(project_id: int) -> None:
     Project.objects.filter(pk=project_id).update(storage_used=storage_usage(project))
 
 
+@transaction.atomic
+def recount_usage(project: Project) -> None:
+    """The project's usage recomputed under its lock (garbage collection removed blobs
+    its repositories held)."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    _refresh_usage(project.pk)
+
+
 def _account(project: Project) -> None:
     """Usage recomputed after a change in the (locked) project: QuotaExceeded when it grew
     past the limit, which rolls the change back."""

@@ -23,6 +23,17 @@ def require_sysadmin(request) -> None:
         raise Forbidden(request.user.get_username())
 
 
+def require_system_access(request, resource: str, action: str) -> None:
+    """A system resource (Harbor's RequireSystemAccess): system admins, and robots whose
+    system permissions grant `resource:action`; 401 anonymous, 403 others."""
+    require_login(request)
+    robot = access.robot_of(request.user)
+    if robot is not None and robot.allows("system", "/", resource, action):
+        return
+    if not access.is_sysadmin(request.user):
+        raise Forbidden(request.user.get_username())
+
+
 def deny(request):
     return Unauthorized() if not request.user.is_authenticated else Forbidden()
 

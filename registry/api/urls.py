@@ -8,6 +8,7 @@ from registry.api.base import HarborUnknownPathView
 from registry.api.views import (
     artifacts,
     audit_logs,
+    gc,
     labels,
     members,
     metadata,
@@ -81,6 +82,10 @@ urlpatterns = [
     path("audit-logs", audit_logs.AuditLogListView.as_view()),
     path("labels", labels.LabelListView.as_view()),
     path("labels/<id:label_id>", labels.LabelDetailView.as_view()),
+    path("system/gc", gc.GCHistoryView.as_view()),
+    path("system/gc/schedule", gc.GCScheduleView.as_view()),
+    path("system/gc/<id:gc_id>", gc.GCDetailView.as_view()),
+    path("system/gc/<id:gc_id>/log", gc.GCLogView.as_view()),
     path("", include("registry.api.ldap_urls")),
     re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]

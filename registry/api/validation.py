@@ -251,7 +251,9 @@ def unmarshal_error(value, spec: dict, path: list[str], model: str | None) -> st
     Go field (go-swagger binds the body before validating it)."""
     node = resolve(spec)
     kind = node.get("type", "object" if "properties" in node else None)
-    if value is None or kind is None:
+    if value is None or kind is None or go_type(spec) == "interface {}":
+        # A bare `type: object` is Go's interface{}: any JSON value binds (Schedule's
+        # `parameters` values are booleans and numbers).
         return None
     fits = {
         "boolean": isinstance(value, bool),

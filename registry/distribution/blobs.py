@@ -32,6 +32,32 @@ def linked_blob(repository_name: str, digest: str) -> Blob:
     return blob
 
 
+def touch(digest: str, size: int) -> Blob:
+    """The blob's row, created or with its update_time renewed (committed, or locked by
+    the caller's transaction) before a push relies on the blob's file: garbage collection
+    re-reads it under the row's lock and keeps a blob touched within its window. (When a
+    sweep holds the lock, the UPDATE waits for it and then finds no row: the blob is
+    created afresh and its bytes written again.)
+    """
+    now = timezone.now()
+    if not Blob.objects.filter(digest=digest).update(update_time=now):
+        try:
+            with transaction.atomic():
+                Blob.objects.create(digest=digest, size=size, update_time=now)
+        except IntegrityError:
+            # A concurrent push created it first.
+            Blob.objects.filter(digest=digest).update(update_time=now)
+    return Blob.objects.get(digest=digest)
+
+
+def open_content(blob: Blob):
+    """The blob's file, open; BLOB_UNKNOWN when garbage collection removed it meanwhile."""
+    try:
+        return storage.open_blob(blob.digest)
+    except FileNotFoundError as exc:
+        raise BlobUnknown(detail={"digest": blob.digest}) from exc
+
+
 def link(repository_name: str, blob: Blob) -> None:
     try:
         with transaction.atomic():
@@ -64,9 +90,13 @@ def mount(repository_name: str, blob: Blob) -> None:
 def mountable(source_name: str, digest: str) -> Blob | None:
     """The blob to mount from `source_name`; None (start an upload instead) when absent."""
     try:
-        return linked_blob(source_name, digest)
+        blob = linked_blob(source_name, digest)
     except (BlobUnknown, DigestInvalid):
         return None
+    # Touched before it is linked: a blob garbage collection removed meanwhile is uploaded.
+    if not Blob.objects.filter(pk=blob.pk).update(update_time=timezone.now()):
+        return None
+    return blob
 
 
 def start_upload(repository_name: str) -> Upload:
@@ -168,8 +198,10 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
             raise DigestInvalid(detail={"digest": digest})
 
         def store():
+            # The row first, locked until the charge commits: garbage collection then
+            # keeps the file promote_upload finds (or removed both before we got the row).
+            blob = touch(digest, upload.offset)
             storage.promote_upload(upload.id, digest)
-            blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": upload.offset})
             link(upload.repository_name, blob)
 
         _add_to_project(upload.repository_name, digest, upload.offset, store)

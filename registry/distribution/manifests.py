@@ -22,7 +22,7 @@ from registry.distribution.errors import (
     SizeInvalid,
     TooLarge,
 )
-from registry.distribution.models import Blob, Referrer
+from registry.distribution.models import ArtifactBlob, Blob, Referrer
 from registry.errors import QuotaExceeded
 from registry.models import Artifact, Project, Repository, Tag
 
@@ -139,8 +139,9 @@ def _project(repository_name: str) -> Project:
     return project
 
 
-def _image_details(repository_name: str, document: dict) -> tuple[int, dict | None]:
-    """Size of the blobs the manifest references, and `extra_attrs` from an image config.
+def _image_details(repository_name: str, document: dict) -> tuple[int, dict | None, list[str]]:
+    """Size of the blobs the manifest references, `extra_attrs` from an image config, and
+    the referenced digests.
 
     Every referenced blob must be in the repository (foreign layers excepted).
     """
@@ -161,8 +162,13 @@ def _image_details(repository_name: str, document: dict) -> tuple[int, dict | No
     size = sum(item["size"] for item in wanted)
     extra_attrs = None
     if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
-        extra_attrs = _config_attributes(storage.read_bytes(config["digest"], MAX_CONFIG_BYTES))
-    return size, extra_attrs
+        try:
+            content = storage.read_bytes(config["digest"], MAX_CONFIG_BYTES)
+        except FileNotFoundError as exc:
+            # Garbage collection removed it since the query above.
+            raise ManifestBlobUnknown(detail={"digest": config["digest"]}) from exc
+        extra_attrs = _config_attributes(content)
+    return size, extra_attrs, list(known)
 
 
 def _config_attributes(content: bytes) -> dict | None:
@@ -226,13 +232,13 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
         tag = reference
     repository = Repository.objects.filter(name=repository_name).first()
     if media_type in IMAGE_MANIFESTS:
-        referenced_size, extra_attrs = _image_details(repository_name, document)
+        referenced_size, extra_attrs, blob_digests = _image_details(repository_name, document)
         config_type = document["config"].get("mediaType", "")
         artifact_media_type = config_type
         artifact_type = document.get("artifactType") or config_type
         references = ()
     else:
-        referenced_size, extra_attrs = _index_details(repository, document), None
+        referenced_size, extra_attrs, blob_digests = _index_details(repository, document), None, []
         artifact_media_type = media_type
         artifact_type = document.get("artifactType") or media_type
         references = [
@@ -249,10 +255,12 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
         and repository is not None
         and Artifact.objects.filter(repository=repository, digest=digest).exists()
     )
+    # Touched (committed) before its file is trusted or written: garbage collection keeps it.
+    blobs.touch(digest, len(content))
     storage.save_bytes(digest, content)
     with transaction.atomic():
-        blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": len(content)})
-        blobs.link(repository_name, blob)
+        held = _hold_blobs([digest, *blob_digests])
+        blobs.link(repository_name, held[digest])
         try:
             artifact = services.record_artifact_push(
                 project,
@@ -269,6 +277,10 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             )
         except QuotaExceeded as exc:
             raise Denied(str(exc.detail)) from exc
+        ArtifactBlob.objects.bulk_create(
+            [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
+            ignore_conflicts=True,
+        )
         if subject:
             Referrer.objects.update_or_create(
                 artifact=artifact,
@@ -290,6 +302,21 @@ def record_push(repository_name: str, reference: str, pushed: Pushed, username: 
         tag = None if reference == pushed.digest else reference
         resource, kind = audit.artifact_resource(repository_name, pushed.digest, tag), "artifact"
     audit.record(pushed.project_id, "create", kind, resource, username)
+
+
+def _hold_blobs(wanted: list[str]) -> dict[str, Blob]:
+    """Lock the rows of the blobs a manifest is about to reference, until its transaction
+    ends: a garbage collection sweep (which locks them too, in the same order) either
+    waits and then sees the references, or removed them first and the push is refused.
+    SQLite's IMMEDIATE transactions hold the database's write lock instead."""
+    held = {
+        blob.digest: blob
+        for blob in Blob.objects.select_for_update().filter(digest__in=wanted).order_by("pk")
+    }
+    for item in wanted:
+        if item not in held:
+            raise ManifestBlobUnknown(detail={"digest": item})
+    return held
 
 
 def charge_blob(repository_name: str, digest: str, size: int) -> None:

@@ -9,8 +9,9 @@ import uuid
 from django.db import models, transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
+from django.utils import timezone
 
-__all__ = ["Blob", "Referrer", "RepositoryBlob", "Upload"]
+__all__ = ["ArtifactBlob", "Blob", "Referrer", "RepositoryBlob", "Upload"]
 
 
 class Blob(models.Model):
@@ -19,12 +20,35 @@ class Blob(models.Model):
     digest = models.CharField(max_length=200, unique=True)
     size = models.BigIntegerField()
     creation_time = models.DateTimeField(auto_now_add=True)
+    # When a push last uploaded, mounted or re-used it: garbage collection keeps a blob
+    # touched within its time window (pushes touch the row before relying on the file).
+    update_time = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["id"]
 
     def __str__(self):
         return self.digest
+
+
+class ArtifactBlob(models.Model):
+    """A blob (config or layer) an image manifest references: what garbage collection keeps.
+
+    PROTECT: a referenced blob row can never be deleted, whatever deletes it.
+    """
+
+    artifact = models.ForeignKey(
+        "registry.Artifact", on_delete=models.CASCADE, related_name="blob_links"
+    )
+    blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="artifact_links")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["artifact", "blob"], name="distribution_artifact_blob")
+        ]
+
+    def __str__(self):
+        return f"{self.artifact_id}->{self.blob_id}"
 
 
 class RepositoryBlob(models.Model):

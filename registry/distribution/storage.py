@@ -241,6 +241,11 @@ def save_bytes(digest: str, data: bytes) -> None:
         storage.save(name, ContentFile(data))
 
 
+def delete_blob(digest: str) -> None:
+    """Remove a blob's bytes (garbage collection; a missing file is no error)."""
+    blob_storage().delete(blob_path(digest))
+
+
 def read_bytes(digest: str, limit: int = -1) -> bytes:
     """The blob's bytes (its first `limit` only, when given)."""
     with blob_storage().open(blob_path(digest), "rb") as handle:

@@ -122,7 +122,7 @@ class BlobView(DistributionView):
         byte_range = request.headers.get("Range", "")
         if byte_range:
             return self._partial(blob, byte_range)
-        response = FileResponse(storage.open_blob(blob.digest))
+        response = FileResponse(blobs.open_content(blob))
         response["Content-Type"] = "application/octet-stream"
         response["Content-Length"] = str(blob.size)
         if response.has_header("Content-Disposition"):
@@ -145,7 +145,7 @@ class BlobView(DistributionView):
             raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
         length = end - start + 1
         response = StreamingHttpResponse(
-            storage.iter_range(storage.open_blob(blob.digest), start, length),
+            storage.iter_range(blobs.open_content(blob), start, length),
             status=206,
             content_type="application/octet-stream",
         )

@@ -204,6 +204,9 @@ def go_type(spec) -> str:
     if kind == "array":
         items = spec.get("items", {})
         return "[]" + ("*" if "$ref" in items else "") + go_type(items)
+    if kind == "object":
+        extra = spec.get("additionalProperties")
+        return f"map[string]{go_type(extra)}" if isinstance(extra, dict) else "interface {}"
     return {"boolean": "bool", "string": "string"}[kind]
 
 
