@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,15 @@ def database_url() -> str:
     if database["ENGINE"] == "django.db.backends.sqlite3":
         return f"sqlite:///{database['NAME']}"
     return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_signin_counters(monkeypatch):
+    """Failed sign-ins are counted in the cache the whole session shares: each test starts
+    with none, so that the wrong passwords of earlier tests do not throttle its own."""
+    from config import signin_throttle
+
+    monkeypatch.setattr(signin_throttle, "NAMESPACE", f"signin-fail-{uuid.uuid4().hex}")
 
 
 def wait_until(predicate, seconds: float = 30, interval: float = 0.1, message: str = "condition"):
