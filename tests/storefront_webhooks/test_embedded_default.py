@@ -40,9 +40,10 @@ def embedded_default(tmp_path):
         if name not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
         and not name.startswith(("STOREFRONT_", "DJANGO_"))
     }
-    # The one setting a loopback receiver needs (webhook URLs are https and public).
     env.update(DATA_DIR=str(tmp_path / "data"), PORT=str(port))
+    # The two settings a receiver on this machine needs (webhook URLs are https and public).
     env["STOREFRONT_WEBHOOK_ALLOW_INSECURE"] = "true"
+    env["STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS"] = "true"
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(

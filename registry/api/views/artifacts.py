@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from registry import audit, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec
+from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
 from registry.api.permissions import get_project
 from registry.api.records import ARTIFACT_COLUMNS, artifact_records
 from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
@@ -30,7 +30,7 @@ def _tags_filter(queryset, term):
         return queryset.filter(Exists(tags.filter(name=term.value)))
     if isinstance(term, Fuzzy):
         # Case-sensitive, unlike the other fuzzy matches (Harbor uses LIKE here).
-        return queryset.filter(Exists(tags.filter(name__contains=term.value)))
+        return queryset.filter(Exists(tags.filter(contains_exactly("name", term.value))))
     raise BadRequest("invalid value of tags")
 
 

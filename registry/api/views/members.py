@@ -1,7 +1,7 @@
 """Project members: users or groups holding a role in a project."""
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import F, Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,7 +26,8 @@ def member_queryset(project):
     return (
         ProjectMember.objects.filter(project=project)
         .select_related("user", "group")
-        .order_by("user__username", "group__group_name", "pk")
+        # Users first, then groups, on both databases (SQLite sorts NULLs first).
+        .order_by(F("user__username").asc(nulls_last=True), "group__group_name", "pk")
     )
 
 

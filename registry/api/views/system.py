@@ -9,6 +9,7 @@ from config import health
 from registry import access, configuration, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
+from registry.api.filters import contains_exactly
 from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers import (
     ProjectSerializer,
@@ -77,7 +78,8 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = project_queryset(user).filter(name__contains=term).order_by("name", "pk")
+        projects = project_queryset(user).filter(contains_exactly("name", term))
+        projects = projects.order_by("name", "pk")
         visible = access.visible_projects(user).values("pk")
         repositories = (
             Repository.objects.filter(name__icontains=term, project__in=visible)
