@@ -6,9 +6,17 @@ BIN := $(VENV)/bin
 # Debian packages needed to build the Python dependencies (python-ldap compiles).
 BUILD_DEBS := gcc libldap2-dev libsasl2-dev
 
+# `make test` runs the whole suite once per backend: the scaled setup (PostgreSQL + Redis)
+# and the embedded default of `make run` (SQLite, file cache, filesystem broker).
+# One backend only: `make test TEST_BACKENDS=sqlite`.
+TEST_BACKENDS ?= postgres sqlite
+PYTEST_ARGS ?=
+
 .PHONY: run test lint format bench clean-data
 
-$(BIN)/.installed: pyproject.toml
+# What the server needs (`make run`); the dev extras (test clients, Schemathesis,
+# playwright, ruff) only for `make test`, `make lint` and `make bench`.
+$(BIN)/.installed-runtime: pyproject.toml
 	@missing=""; for p in $(BUILD_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	$(PYTHON) -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
@@ -20,24 +28,33 @@ $(BIN)/.installed: pyproject.toml
 	fi
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(BIN)/.installed-dev: $(BIN)/.installed-runtime
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
-run: $(BIN)/.installed
+run: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py serve
 
-test: $(BIN)/.installed
-	$(BIN)/python -m pytest
+test: $(BIN)/.installed-dev
+	@failed=""; for backend in $(TEST_BACKENDS); do \
+	  echo "=== TEST_BACKEND=$$backend"; start=$$(date +%s); \
+	  TEST_BACKEND=$$backend $(BIN)/python -m pytest $(PYTEST_ARGS) || failed="$$failed $$backend"; \
+	  echo "=== TEST_BACKEND=$$backend took $$(( $$(date +%s) - start )) s"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "=== failed on:$$failed"; exit 1; fi
 
-lint: $(BIN)/.installed
+lint: $(BIN)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: $(BIN)/.installed
+format: $(BIN)/.installed-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(BIN)/.installed
+bench: $(BIN)/.installed-dev
 	$(BIN)/python -m benchmarks
 
 clean-data:

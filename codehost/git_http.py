@@ -19,6 +19,7 @@ from codehost.api.authentication import authenticate_basic
 from codehost.api.base import password_change_required
 from codehost.errors import Forbidden, NotFound
 from config.auth import parse_basic
+from config.signin_throttle import SignInThrottled
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,10 @@ def smart_http(request, owner: str, repo: str, rest: str):
         user, token = _caller(request)
     except AuthenticationFailed:
         return _challenge()
+    except SignInThrottled as error:
+        response = _plain(429, str(error))
+        response["Retry-After"] = str(error.retry_after)
+        return response
     actor = access.Actor()
     if user is not None:
         try:

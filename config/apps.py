@@ -7,3 +7,6 @@ class ConfigConfig(AppConfig):
     name = "config"
     label = "config"
     verbose_name = "Site"
+
+    def ready(self):
+        from config import signin_throttle  # noqa: F401 - counts failed sign-ins

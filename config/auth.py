@@ -3,7 +3,12 @@
 Clients send Basic credentials on every request and a password hash costs ~0.2 s, so a
 verified username/password pair is remembered for a short time under a keyed digest.
 The cached entry also holds a fingerprint of the account's password hash and state, so
-a password change or a deactivation drops it at once.
+a password change or a deactivation drops it at once. A directory (LDAP) user's password
+lives in the directory, so their entries are kept for less time and carry a generation
+that every fresh answer of the directory about the account advances: once the directory
+refuses a password, or accepts another one, the entries cached before are dropped.
+
+Failed checks are throttled (config.signin_throttle), before the cache is even read.
 """
 
 import base64
@@ -14,6 +19,8 @@ import hmac
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
 from django.core.cache import cache
+
+from config import signin_throttle
 
 
 def _digest(*parts: str) -> str:
@@ -40,22 +47,53 @@ def parse_basic(header: str) -> tuple[str, str] | None:
     return username, password
 
 
+def _is_directory_user(user) -> bool:
+    return not user.has_usable_password()
+
+
+def _generation_key(user_id: int) -> str:
+    return f"basic-auth-generation:{user_id}"
+
+
+def _fingerprint(user) -> str:
+    generation = str(cache.get(_generation_key(user.pk), 0)) if _is_directory_user(user) else ""
+    return _digest(account_fingerprint(user), generation)
+
+
+def _directory_answered(user) -> None:
+    """The directory just judged a password of `user`: what was verified before is stale."""
+    key = _generation_key(user.pk)
+    if not cache.add(key, 1, None):
+        cache.incr(key)
+
+
 def check_password_cached(request, username: str, password: str):
-    """The active user with these credentials, or None."""
+    """The active user with these credentials, or None; SignInThrottled after too many
+    failures (see config.signin_throttle)."""
     if not username or not password:
         return None
+    signin_throttle.check(request, username)
     key = "basic-auth:" + _digest(username, password)
     cached = cache.get(key)
     if cached:
         user_id, fingerprint = cached
         user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
-        if user is not None and hmac.compare_digest(account_fingerprint(user), fingerprint):
+        if user is not None and hmac.compare_digest(_fingerprint(user), fingerprint):
             return user
         cache.delete(key)
     user = authenticate(request, username=username, password=password)
-    if user is None or not user.is_active:
+    if user is None:
+        known = get_user_model().objects.filter(username__iexact=username).first()
+        if known is not None and _is_directory_user(known):
+            _directory_answered(known)
         return None
-    cache.set(key, (user.pk, account_fingerprint(user)), settings.BASIC_AUTH_CACHE_SECONDS)
+    if not user.is_active:
+        return None
+    seconds = settings.BASIC_AUTH_CACHE_SECONDS
+    if _is_directory_user(user):
+        _directory_answered(user)
+        seconds = min(seconds, settings.BASIC_AUTH_DIRECTORY_CACHE_SECONDS)
+    cache.set(key, (user.pk, _fingerprint(user)), seconds)
     return user
 
 

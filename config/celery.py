@@ -3,8 +3,12 @@ import os
 from celery import Celery
 from celery.signals import task_prerun
 from kombu import Queue
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# filesystem:// (the embedded default's broker) names kombu's transport with messages
+# written whole before a worker can see them (config/broker.py).
+TRANSPORT_ALIASES["filesystem"] = "config.broker:Transport"
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -44,6 +44,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.middleware.SignInThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -139,6 +140,8 @@ CELERY_TIMEZONE = "UTC"
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
 AUTHENTICATION_BACKENDS = [
+    # Refuses to check any password while the caller is throttled (config.signin_throttle).
+    "config.signin_throttle.ThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
     # Directory sign-in when the registry's auth_mode is ldap_auth (registry.ldap_backend).
     "registry.ldap_backend.RegistryLDAPBackend",
@@ -148,6 +151,13 @@ LOGIN_REDIRECT_URL = "/admin/"
 ADMIN_USERNAME = env_str("ADMIN_USERNAME", "admin")
 # How long a verified Basic username/password pair is remembered (keyed digest in the cache).
 BASIC_AUTH_CACHE_SECONDS = env_int("BASIC_AUTH_CACHE_SECONDS", 300)
+# ... and for directory (LDAP) users, whose password can change outside this server.
+BASIC_AUTH_DIRECTORY_CACHE_SECONDS = env_int("BASIC_AUTH_DIRECTORY_CACHE_SECONDS", 60)
+# Failed sign-ins: at most this many per account from one client address, and per client
+# address over all accounts, in each window of this many seconds (then 429, Retry-After).
+SIGNIN_THROTTLE_ACCOUNT_FAILURES = env_int("SIGNIN_THROTTLE_ACCOUNT_FAILURES", 10)
+SIGNIN_THROTTLE_ADDRESS_FAILURES = env_int("SIGNIN_THROTTLE_ADDRESS_FAILURES", 100)
+SIGNIN_THROTTLE_WINDOW = env_int("SIGNIN_THROTTLE_WINDOW", 900)
 
 # --- registry (LDAP) ----------------------------------------------------------------
 # The directory itself is configured at runtime through PUT /api/v2.0/configurations; these

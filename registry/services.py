@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from registry import audit, configuration, ldap
+from registry.distribution import usage
 from registry.errors import (
     BadRequest,
     Conflict,
@@ -334,20 +335,37 @@ def _repository_full_name(project: Project, repository_name: str) -> str:
 
 
 def storage_usage(project: Project) -> int:
-    """Bytes used by a project: each distinct artifact digest counted once."""
-    sizes = (
-        Artifact.objects.filter(project=project)
-        .order_by()
-        .values("digest")
-        .annotate(size=Max("size"))
-        .values_list("size", flat=True)
-    )
-    return int(sum(sizes))
+    """Bytes a project holds: see registry.distribution.usage (Harbor's project blobs)."""
+    return usage.project_bytes(project.name)
 
 
 def _refresh_usage(project_id: int) -> None:
     project = Project.objects.get(pk=project_id)
     Project.objects.filter(pk=project_id).update(storage_used=storage_usage(project))
+
+
+def _account(project: Project) -> None:
+    """Usage recomputed after a change in the (locked) project: QuotaExceeded when it grew
+    past the limit, which rolls the change back."""
+    used = storage_usage(project)
+    if used > project.storage_used:
+        check_quota(project, used - project.storage_used)
+    Project.objects.filter(pk=project.pk).update(storage_used=used)
+
+
+@transaction.atomic
+def add_blob(project: Project, digest: str, size: int, store) -> None:
+    """A blob entering a repository of the project (upload completed, or mounted).
+
+    Harbor charges it then, once per project: QuotaExceeded when it is new to the project
+    and would take it past its limit. `store()` makes it present (bytes and link) while the
+    project is locked, so concurrent pushes into one project are counted one at a time.
+    """
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if not usage.held_by_project(project.name, digest):
+        check_quota(project, size)
+    store()
+    _account(project)
 
 
 def check_quota(project: Project, extra_bytes: int) -> None:
@@ -382,8 +400,9 @@ def record_artifact_push(
     `repository_name` is the full name (`project/repo`) or the part after the project.
     `references` are the children of an index: dicts with `digest` and optional
     `platform`, `annotations`, `urls`; children pushed earlier are linked by digest.
-    Pushing a known digest again only (re)points the tag. The project row is locked so
-    concurrent pushes into one project account quota one after the other.
+    Pushing a known digest again only (re)points the tag. Usage counts the blobs linked
+    to the project (the manifest's included, linked by the caller in the same transaction);
+    the project row is locked so concurrent pushes into one project count one at a time.
     """
     project = Project.objects.select_for_update().get(pk=project.pk)
     now = timezone.now()
@@ -392,8 +411,6 @@ def record_artifact_push(
     )
     artifact = Artifact.objects.filter(repository=repository, digest=digest).first()
     if artifact is None:
-        new_bytes = 0 if Artifact.objects.filter(project=project, digest=digest).exists() else size
-        check_quota(project, new_bytes)
         kind = kind or artifact_kind(media_type)
         artifact = Artifact.objects.create(
             repository=repository,
@@ -410,8 +427,6 @@ def record_artifact_push(
             annotations=dict(annotations) if annotations is not None else None,
         )
         _link_references(artifact, references)
-        if new_bytes:
-            Project.objects.filter(pk=project.pk).update(storage_used=project.storage_used + size)
     else:
         Artifact.objects.filter(pk=artifact.pk).update(push_time=now)
         artifact.push_time = now
@@ -422,6 +437,7 @@ def record_artifact_push(
             defaults={"artifact": artifact, "push_time": now, "pull_time": None},
         )
     Repository.objects.filter(pk=repository.pk).update(update_time=now)
+    _account(project)
     return artifact
 
 
@@ -513,10 +529,10 @@ def delete_tag(repository: Repository, name: str) -> None:
         raise NotFound(f"tag {name} not found")
 
 
-def _delete_artifacts(artifacts: list[Artifact]) -> None:
-    """Delete artifacts, then their children no one else references or tags."""
+def _delete_artifacts(artifacts: list[Artifact]) -> set[str]:
+    """Delete artifacts, then their children no one else references or tags; their digests."""
     if not artifacts:
-        return
+        return set()
     ids = [artifact.pk for artifact in artifacts]
     child_ids = set(
         ArtifactReference.objects.filter(parent_id__in=ids, child__isnull=False).values_list(
@@ -529,15 +545,22 @@ def _delete_artifacts(artifacts: list[Artifact]) -> None:
         .annotate(parents=Count("referenced_by"), tag_count=Count("tags"))
         .filter(parents=0, tag_count=0)
     )
-    _delete_artifacts(list(orphans))
+    return {artifact.digest for artifact in artifacts} | _delete_artifacts(list(orphans))
 
 
 @transaction.atomic
 def delete_artifact(artifact: Artifact) -> None:
-    """Delete an artifact with its tags and labels (and orphaned index children)."""
+    """Delete an artifact with its tags and labels (and orphaned index children).
+
+    The blobs no artifact left in the repository references are released, as Harbor
+    releases a project's blob associations when an artifact goes.
+    """
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
-    _delete_artifacts([artifact])
+    repository = artifact.repository
+    deleted = _delete_artifacts([artifact])
+    remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))
+    usage.release(repository.name, deleted, remaining)
     _refresh_usage(project_id)
 
 

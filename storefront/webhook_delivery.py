@@ -17,7 +17,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import requests
 from django.conf import settings
@@ -116,7 +116,9 @@ def requeue_lost() -> int:
 
 # What a claim reads of each delivery, row-locked in id order (two overlapping batches
 # cannot deadlock), with what decides whether it may go: SQL for the same reason as the
-# settling statements below (the ORM's query building was most of a claim's CPU).
+# settling statements below (the ORM's query building was most of a claim's CPU). SQLite
+# has no row locks: its IMMEDIATE transactions (settings) take the write lock at BEGIN,
+# which serializes claims as the row locks do.
 LOCK_DELIVERIES = """
     SELECT delivery.id, delivery.status, delivery.attempts, delivery.next_attempt_at,
         delivery.lease_until, delivery.event, delivery.url, delivery.body, app.client_secret,
@@ -127,15 +129,30 @@ LOCK_DELIVERIES = """
     JOIN storefront_store AS store ON store.id = delivery.store_id
     LEFT JOIN storefront_installation AS installation
         ON installation.store_id = delivery.store_id AND installation.app_id = delivery.app_id
-    WHERE delivery.id = ANY(%s)
+    WHERE delivery.id IN ({ids})
     ORDER BY delivery.id
-    FOR UPDATE OF delivery
 """
 START_ATTEMPTS = """
     INSERT INTO storefront_deliveryattempt (delivery_id, number, started_at, worker, error)
-    SELECT id, attempts, %s, %s, '' FROM storefront_delivery WHERE id = ANY(%s)
+    SELECT id, attempts, %s, %s, '' FROM storefront_delivery WHERE id IN ({ids})
     RETURNING delivery_id, id, number
 """
+
+
+def _placeholders(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _to_db(moment: datetime) -> datetime | str:
+    """A time as the database stores it (SQLite: UTC text, as the ORM writes it)."""
+    return connection.ops.adapt_datetimefield_value(moment)
+
+
+def _from_db(moment: datetime | None) -> datetime | None:
+    """A time read by raw SQL, aware (SQLite's driver gives UTC without a zone)."""
+    if moment is not None and timezone.is_naive(moment):
+        return timezone.make_aware(moment, UTC)
+    return moment
 
 
 @dataclass
@@ -187,12 +204,20 @@ def claim(ids: list[int], worker: str) -> list[Claim]:
     attempt may belong to a worker that died); one blocked by a suspension or an uninstall
     is dropped, as Tiendanube drops it.
     """
+    if not ids:
+        return []
     now = timezone.now()
     starting: dict[int, Due] = {}
     dropped: dict[str, list[int]] = defaultdict(list)
+    lock = LOCK_DELIVERIES.format(ids=_placeholders(ids))
+    if connection.features.has_select_for_update_of:
+        lock += " FOR UPDATE OF delivery"
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(LOCK_DELIVERIES, [list(ids)])
-        for delivery in (Due(*row) for row in cursor.fetchall()):
+        cursor.execute(lock, list(ids))
+        for row in cursor.fetchall():
+            delivery = Due(*row)
+            delivery.next_attempt_at = _from_db(delivery.next_attempt_at)
+            delivery.lease_until = _from_db(delivery.lease_until)
             if delivery.status != Delivery.PENDING:
                 continue
             if delivery.next_attempt_at > now + timedelta(seconds=1):
@@ -222,10 +247,12 @@ def claim(ids: list[int], worker: str) -> list[Claim]:
         lease_until = now + timedelta(seconds=lease_seconds())
         cursor.execute(
             "UPDATE storefront_delivery SET attempts = attempts + 1, lease_until = %s"
-            " WHERE id = ANY(%s)",
-            [lease_until, list(starting)],
+            f" WHERE id IN ({_placeholders(starting)})",
+            [_to_db(lease_until), *starting],
         )
-        cursor.execute(START_ATTEMPTS, [now, worker, list(starting)])
+        cursor.execute(
+            START_ATTEMPTS.format(ids=_placeholders(starting)), [_to_db(now), worker, *starting]
+        )
         claims = []
         for delivery_id, attempt_id, number in sorted(cursor.fetchall()):
             starting[delivery_id].attempts = number
@@ -337,30 +364,39 @@ def post_all(claims: list[Claim]) -> None:
 
 # The two statements that settle a batch. Set-based SQL, because building the same
 # through the ORM (bulk_update's CASE per row and field, one UPDATE per outcome) cost the
-# worker more CPU than the rest of a delivery together.
+# worker more CPU than the rest of a delivery together. Written for both PostgreSQL and
+# SQLite (UPDATE ... FROM a VALUES list named by WITH; SQLite's RETURNING names only the
+# updated table's columns, unqualified).
 SETTLE_ATTEMPTS = """
+    WITH result (id, duration_ms, status_code, error) AS (VALUES {rows})
     UPDATE storefront_deliveryattempt AS attempt
     SET finished_at = %s, duration_ms = result.duration_ms, status_code = result.status_code,
         error = result.error
-    FROM (VALUES {rows}) AS result (id, duration_ms, status_code, error)
+    FROM result
     WHERE attempt.id = result.id
 """
 SETTLE_DELIVERIES = """
+    WITH result (delivery_id, attempts, status, outcome, next_at) AS (VALUES {rows})
     UPDATE storefront_delivery AS delivery
     SET status = result.status, outcome = result.outcome, lease_until = NULL,
         finished_at = CASE WHEN result.status = 'pending' THEN NULL ELSE %s END,
         next_attempt_at = COALESCE(result.next_at, delivery.next_attempt_at),
         queued_for = COALESCE(result.next_at, delivery.queued_for)
-    FROM (VALUES {rows}) AS result (id, attempts, status, outcome, next_at)
-    WHERE delivery.id = result.id AND delivery.status = 'pending'
+    FROM result
+    WHERE delivery.id = result.delivery_id AND delivery.status = 'pending'
         AND delivery.attempts = result.attempts
-    RETURNING delivery.id, result.next_at
+    RETURNING id
 """
 
 
 def _values(rows: list[tuple], types: tuple[str, ...]) -> tuple[str, list]:
-    """A VALUES list of placeholders (typed, so NULLs have a type) and its parameters."""
-    row = "(" + ", ".join(f"%s::{name}" for name in types) + ")"
+    """A VALUES list of placeholders and its parameters. PostgreSQL needs each column's
+    type (a column of NULLs would be text); SQLite takes the values as they are (its CAST
+    to a time type would turn the text into a number)."""
+    if connection.vendor == "postgresql":
+        row = "(" + ", ".join(f"CAST(%s AS {name})" for name in types) + ")"
+    else:
+        row = "(" + ", ".join(["%s"] * len(types)) + ")"
     return ", ".join([row] * len(rows)), [value for values in rows for value in values]
 
 
@@ -372,7 +408,7 @@ def record(claims: list[Claim]) -> None:
     """
     now = timezone.now()
     waits = retry_waits()
-    attempts, deliveries = [], []
+    attempts, deliveries, next_at = [], [], {}
     for item in claims:
         number, status = item.delivery.attempts, item.status_code
         succeeded = status is not None and 200 <= status < 300
@@ -385,17 +421,27 @@ def record(claims: list[Claim]) -> None:
         else:
             when = now + timedelta(seconds=waits[number - 1])
             settled = (Delivery.PENDING, f"attempt {number}: {error}", when)
-        deliveries.append((item.delivery.pk, number, settled[0], settled[1][:200], settled[2]))
+        next_at[item.delivery.pk] = settled[2]
+        deliveries.append(
+            (
+                item.delivery.pk,
+                number,
+                settled[0],
+                settled[1][:200],
+                settled[2] and _to_db(settled[2]),
+            )
+        )
     with transaction.atomic(), connection.cursor() as cursor:
+        # The VALUES lists go first in the text, the time of the SET after them.
         rows, params = _values(attempts, ("bigint", "integer", "integer", "text"))
-        cursor.execute(SETTLE_ATTEMPTS.format(rows=rows), [now, *params])
+        cursor.execute(SETTLE_ATTEMPTS.format(rows=rows), [*params, _to_db(now)])
         types = ("bigint", "integer", "text", "text", "timestamptz")
         rows, params = _values(deliveries, types)
-        cursor.execute(SETTLE_DELIVERIES.format(rows=rows), [now, *params])
+        cursor.execute(SETTLE_DELIVERIES.format(rows=rows), [*params, _to_db(now)])
         retries: dict = defaultdict(list)
-        for delivery_id, when in cursor.fetchall():
-            if when is not None:
-                retries[when].append(delivery_id)
+        for (delivery_id,) in cursor.fetchall():
+            if next_at[delivery_id] is not None:
+                retries[next_at[delivery_id]].append(delivery_id)
         for when, ids in retries.items():
             _queue_after_commit(ids, when)
 

@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,63 @@ from tests.browser import chromium, page  # noqa: F401
 ROOT = Path(__file__).resolve().parent.parent
 
 
+BACKEND = os.environ.get("TEST_BACKEND", "postgres")
+ONLY_MARKERS = {"postgres_only": "postgres", "sqlite_only": "sqlite"}
+
+
 def pytest_configure(config):
     # Hashing cost is not what the tests measure; the server's default stays PBKDF2.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    if BACKEND == "sqlite":
+        # A file, not Django's in-memory test database: the worker and gunicorn processes
+        # the tests start open it too.
+        database = settings.DATABASES["default"]
+        database.setdefault("TEST", {})["NAME"] = str(Path(settings.DATA_DIR) / "test.sqlite3")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test marked for one backend is reported as skipped on the other, with its reason."""
+    for item in items:
+        for name, backend in ONLY_MARKERS.items():
+            marker = item.get_closest_marker(name)
+            if marker is None or backend == BACKEND:
+                continue
+            reason = marker.kwargs.get("reason") or (marker.args and marker.args[0])
+            if not reason:
+                raise pytest.UsageError(f"{item.nodeid}: @{name} needs a reason")
+            item.add_marker(pytest.mark.skip(reason=f"{name}: {reason}"))
+
+
+@pytest.fixture(autouse=True)
+def _forget_state_keyed_by_ids():
+    """On SQLite a rolled-back test's ids are given again to the next test (the sequence
+    table rolls back with the test's transaction; PostgreSQL's sequences never repeat an
+    id): what is kept outside the database under ids, the rate-limit buckets and the
+    cached credentials, is forgotten between tests so that no test inherits another's."""
+    yield
+    if BACKEND == "sqlite":
+        from django.core.cache import cache
+
+        cache.clear()
+        for bucket in (Path(settings.DATA_DIR) / "ratelimit").glob("*"):
+            bucket.unlink(missing_ok=True)
+
+
+def database_url() -> str:
+    """DATABASE_URL of the test database, for the server processes tests start."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{database['NAME']}"
+    return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_signin_counters(monkeypatch):
+    """Failed sign-ins are counted in the cache the whole session shares: each test starts
+    with none, so that the wrong passwords of earlier tests do not throttle its own."""
+    from config import signin_throttle
+
+    monkeypatch.setattr(signin_throttle, "NAMESPACE", f"signin-fail-{uuid.uuid4().hex}")
 
 
 def wait_until(predicate, seconds: float = 30, interval: float = 0.1, message: str = "condition"):
@@ -30,7 +85,8 @@ def wait_until(predicate, seconds: float = 30, interval: float = 0.1, message: s
 
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup, django_db_blocker):
-    """A real Celery worker process on the test database and the test Redis broker.
+    """A real Celery worker process on the test database and the test broker (Redis, or
+    the filesystem broker under DATA_DIR on SQLite).
 
     Tests that use it must be transactional (`django_db(transaction=True)`) so the worker
     sees their rows.
@@ -39,12 +95,9 @@ def celery_worker(django_db_setup, django_db_blocker):
 
     from config.tasks import HEARTBEAT_KEY, heartbeat
 
-    database = settings.DATABASES["default"]
     env = {
         **os.environ,
-        "DATABASE_URL": (
-            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        ),
+        "DATABASE_URL": database_url(),
         # Storefront webhooks: loopback receivers, and retries and timeouts of a second.
         "STOREFRONT_WEBHOOK_ALLOW_INSECURE": "true",
         "STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS": "true",

@@ -84,21 +84,19 @@ class GiteaBasicAuthentication(GiteaAuthentication):
 
 
 def authenticate_basic(django_request, username: str, password: str):
-    """(user, Credential) for Basic credentials, or AuthenticationFailed.
+    """(user, Credential) for Basic credentials, or AuthenticationFailed (SignInThrottled
+    after too many failed passwords).
 
     A token may travel as the username (with an empty or `x-oauth-basic` password) or
-    as the password; it then counts as token authentication with its scopes.
+    as the password; it then counts as token authentication with its scopes. The token
+    is tried first, as Gitea does: a token sign-in is never a failed password check.
     """
-    if password in ("", "x-oauth-basic"):
-        token = user_for_token(username)
-        if token is not None:
-            return (token.user, Credential("basic", token))
+    token = user_for_token(username if password in ("", "x-oauth-basic") else password)
+    if token is not None:
+        return (token.user, Credential("basic", token))
     user = check_password_cached(django_request, username, password)
     if user is not None:
         return (user, Credential("basic"))
-    token = user_for_token(password)
-    if token is not None:
-        return (token.user, Credential("basic", token))
     raise AuthenticationFailed(INVALID_CREDENTIALS)
 
 

@@ -11,9 +11,15 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from config.auth import check_password_cached, parse_basic
+from config.signin_throttle import SignInThrottled
 from registry import access, robots
 from registry.distribution import token
-from registry.distribution.errors import Denied, DistributionError, Unauthorized
+from registry.distribution.errors import (
+    Denied,
+    DistributionError,
+    TooManyRequests,
+    Unauthorized,
+)
 from registry.models import Project
 
 # Distribution actions and the registry permission each needs in the project.
@@ -143,7 +149,14 @@ def identify(request) -> Caller:
         return Caller(token_access=grants, scheme="bearer", subject=claims.get("sub") or "")
     basic = parse_basic(header)
     if basic is not None:
-        user = robots.authenticate(*basic) or check_password_cached(request, *basic)
+        try:
+            # A robot's secret that does not match falls through to the password check,
+            # which counts the failure like any other.
+            user = robots.authenticate(*basic) or check_password_cached(request, *basic)
+        except SignInThrottled as error:
+            raise TooManyRequests(
+                str(error), headers={"Retry-After": str(error.retry_after)}
+            ) from error
         return Caller(user=user or AnonymousUser(), scheme="basic")
     return Caller()
 

@@ -7,15 +7,19 @@ import uuid
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from registry.distribution import digests, storage
+from registry import services
+from registry.distribution import auth, digests, storage
 from registry.distribution.errors import (
     BlobUnknown,
     BlobUploadUnknown,
+    Denied,
     DigestInvalid,
+    NameUnknown,
     RangeInvalid,
     SizeInvalid,
 )
 from registry.distribution.models import Blob, RepositoryBlob, Upload
+from registry.errors import QuotaExceeded
 
 CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
 
@@ -40,6 +44,21 @@ def link(repository_name: str, blob: Blob) -> None:
 def unlink(repository_name: str, digest: str) -> None:
     blob = linked_blob(repository_name, digest)
     RepositoryBlob.objects.filter(repository_name=repository_name, blob=blob).delete()
+
+
+def _add_to_project(repository_name: str, digest: str, size: int, store) -> None:
+    """Charge the project for a blob new to it (403 past its limit), then `store()` it."""
+    project = auth.project_named(auth.project_name_of(repository_name))
+    if project is None:
+        raise NameUnknown(detail={"name": repository_name})
+    try:
+        services.add_blob(project, digest, size, store)
+    except QuotaExceeded as exc:
+        raise Denied(str(exc.detail)) from exc
+
+
+def mount(repository_name: str, blob: Blob) -> None:
+    _add_to_project(repository_name, blob.digest, blob.size, lambda: link(repository_name, blob))
 
 
 def mountable(source_name: str, digest: str) -> Blob | None:
@@ -130,11 +149,12 @@ def _append(upload: Upload, handle, stream, length: int | None, algorithm="sha25
     upload.offset = new_offset
 
 
-def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> Blob:
+def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> None:
     """Take the last bytes (if any), verify, and make the blob visible in the repository.
 
     The blob is stored only if the staged file is exactly the bytes received (its length
     is the recorded offset) and they hash to `digest`; a mismatch cancels the upload.
+    The project is charged for it then (Harbor counts a blob when its upload completes).
     """
     algorithm, _ = digests.parse(digest)
     with _held(upload) as handle:
@@ -146,11 +166,14 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
         ):
             cancel_upload(upload)
             raise DigestInvalid(detail={"digest": digest})
-        storage.promote_upload(upload.id, digest)
-        blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": upload.offset})
-        link(upload.repository_name, blob)
+
+        def store():
+            storage.promote_upload(upload.id, digest)
+            blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": upload.offset})
+            link(upload.repository_name, blob)
+
+        _add_to_project(upload.repository_name, digest, upload.offset, store)
         upload.delete()
-    return blob
 
 
 def cancel_upload(upload: Upload) -> None:

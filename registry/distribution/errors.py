@@ -96,6 +96,12 @@ class PaginationNumberInvalid(DistributionError):
     status, code, message = 400, "PAGINATION_NUMBER_INVALID", "invalid number of results requested"
 
 
+class TooManyRequests(DistributionError):
+    """Too many failed sign-ins from this client (Distribution's TOOMANYREQUESTS)."""
+
+    status, code, message = 429, "TOOMANYREQUESTS", "too many requests"
+
+
 class RouteUnknown(DistributionError):
     """A path that is no route of the API (as Harbor words it)."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from registry import audit, services
-from registry.distribution import auth, blobs, digests, storage
+from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
     DigestInvalid,
@@ -22,7 +22,7 @@ from registry.distribution.errors import (
     SizeInvalid,
     TooLarge,
 )
-from registry.distribution.models import Blob, Referrer, RepositoryBlob
+from registry.distribution.models import Blob, Referrer
 from registry.errors import QuotaExceeded
 from registry.models import Artifact, Project, Repository, Tag
 
@@ -157,6 +157,7 @@ def _image_details(repository_name: str, document: dict) -> tuple[int, dict | No
     for item in wanted:
         if item["digest"] not in known:
             raise ManifestBlobUnknown(detail={"digest": item["digest"]})
+        _check_size(item, known[item["digest"]])
     size = sum(item["size"] for item in wanted)
     extra_attrs = None
     if config.get("mediaType") in IMAGE_CONFIGS and config["size"] <= MAX_CONFIG_BYTES:
@@ -194,7 +195,19 @@ def _index_details(repository: Repository | None, document: dict) -> int:
     for digest in children:
         if digest not in known:
             raise ManifestBlobUnknown("manifest unknown to registry", detail={"digest": digest})
+    stored = dict(Blob.objects.filter(digest__in=children).values_list("digest", "size"))
+    for child in document["manifests"]:
+        _check_size(child, stored.get(child["digest"], child["size"]))
     return sum(known[digest] for digest in set(children))
+
+
+def _check_size(item: dict, stored: int) -> None:
+    """A descriptor's size must be the stored blob's: usage and pulls rely on it."""
+    if item["size"] != stored:
+        raise ManifestInvalid(
+            f"{item['digest']} is {stored} bytes but the manifest says {item['size']}",
+            detail={"digest": item["digest"], "size": item["size"]},
+        )
 
 
 def push(repository_name: str, reference: str, content: bytes, content_type: str) -> Pushed:
@@ -280,12 +293,10 @@ def record_push(repository_name: str, reference: str, pushed: Pushed, username: 
 
 
 def charge_blob(repository_name: str, digest: str, size: int) -> None:
-    """Refuse a blob that is new to the project and would take it over its quota."""
+    """Refuse early (before its body is read) a blob that cannot fit in the project; the
+    charge itself is made when the upload completes, at the blob's real size."""
     project = _project(repository_name)
-    in_project = RepositoryBlob.objects.filter(
-        blob__digest=digest, repository_name__startswith=project.name + "/"
-    ).exists()
-    if in_project:
+    if usage.held_by_project(project.name, digest):
         return
     try:
         services.check_quota(project, size)

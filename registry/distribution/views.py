@@ -189,8 +189,7 @@ class UploadStartView(DistributionView):
         if mount_digest and source and self.caller.may(source, "pull"):
             blob = blobs.mountable(source, mount_digest)
             if blob is not None:
-                manifests.charge_blob(name, blob.digest, blob.size)
-                blobs.link(name, blob)
+                blobs.mount(name, blob)
                 return blob_created(name, blob.digest)
         digest = request.GET.get("digest")
         if not digest:
@@ -314,7 +313,10 @@ class TokenView(View):
     """
 
     def get(self, request):
-        caller = auth.identify(request)
+        try:
+            caller = auth.identify(request)
+        except DistributionError as error:
+            return error_response(error)
         if caller.scheme == "basic" and not caller.user.is_authenticated:
             return error_response(auth.Unauthorized("invalid credentials"))
         scopes = token.parse_scopes(request.GET.getlist("scope"))

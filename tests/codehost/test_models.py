@@ -24,6 +24,7 @@ def test_repository_names_are_unique_per_owner_case_insensitively():
         RepositoryFactory(owner=org, name="DEMO")
 
 
+@pytest.mark.postgres_only(reason="trigram indexes are PostgreSQL's (SQLite scans with LIKE)")
 def test_keyword_search_has_trigram_indexes_on_postgresql():
     assert connection.vendor == "postgresql"
     with connection.cursor() as cursor:

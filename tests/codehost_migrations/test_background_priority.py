@@ -55,8 +55,8 @@ def test_the_default_branch_is_read_from_head(tmp_path):
     assert git.default_branch(work.path / ".git") == ""
 
 
+@pytest.mark.postgres_only(reason="the notice travels through Redis (SQLite's default polls)")
 def test_a_waiting_request_wakes_on_the_workers_notice(settings):
-    assert settings.REDIS_URL, "the tests run with Redis, as deployments do"
     timer = threading.Timer(0.2, migration_notices.announce, args=(424242, "succeeded"))
     began = time.monotonic()
     timer.start()
@@ -68,6 +68,7 @@ def test_a_waiting_request_wakes_on_the_workers_notice(settings):
     assert time.monotonic() - began >= 0.25
 
 
+@pytest.mark.postgres_only(reason="Redis's per-priority lists (the filesystem broker has none)")
 def test_queued_syncs_wait_behind_migrations_in_redis(settings):
     """The broker keeps a list per priority and workers empty the priority-0 list first;
     a queue no worker reads shows where each task's message goes."""

@@ -1,23 +1,42 @@
-"""The suite runs against the real components the test setup started."""
+"""The suite runs against the real components the test setup started: PostgreSQL and
+Redis, or (TEST_BACKEND=sqlite) the embedded default of `make run`."""
 
 import os
 
 import ldap
 import pytest
+from django.conf import settings
 from django.core.cache import cache, caches
 from django.db import connection
 
 
 @pytest.mark.django_db
-def test_database_is_postgresql():
+@pytest.mark.postgres_only(reason="the scaled setup's components")
+def test_database_is_postgresql_and_cache_redis():
     assert connection.vendor == "postgresql"
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
         assert cursor.fetchone()[0]
-
-
-def test_cache_is_redis():
     assert caches["default"].__class__.__name__ == "RedisCache"
+    assert settings.CELERY_BROKER_URL.startswith("redis://")
+
+
+@pytest.mark.django_db
+@pytest.mark.sqlite_only(reason="the embedded default's components")
+def test_database_is_sqlite_in_wal_mode_and_cache_files():
+    assert connection.vendor == "sqlite"
+    assert str(connection.settings_dict["NAME"]).startswith(str(settings.DATA_DIR))
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone()[0] == "wal"
+        cursor.execute("PRAGMA busy_timeout")
+        assert cursor.fetchone()[0] >= 5000
+    assert caches["default"].__class__.__name__ == "FileBasedCache"
+    assert settings.CELERY_BROKER_URL == "filesystem://"
+    assert not settings.REDIS_URL
+
+
+def test_cache_answers():
     cache.set("probe", {"a": 1}, 10)
     assert cache.get("probe") == {"a": 1}
 

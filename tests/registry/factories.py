@@ -5,9 +5,10 @@ import hashlib
 
 import factory
 from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from registry import services
-from registry.models import Label, ProjectMember, Role, UserGroup
+from registry.models import Blob, Label, ProjectMember, RepositoryBlob, Role, UserGroup
 
 PASSWORD = "Passw0rd1"
 IMAGE_CONFIG = "application/vnd.oci.image.config.v1+json"
@@ -86,16 +87,25 @@ def digest_of(seed: str) -> str:
 
 
 def push(project, repository: str, tag: str | None = "latest", seed: str | None = None, **kw):
-    """An image pushed through services.record_artifact_push; returns the Artifact."""
+    """An image pushed as the OCI API does (its manifest blob linked to the repository, then
+    services.record_artifact_push); `size` is the manifest blob's. Returns the Artifact."""
     seed = seed or f"{project.name}/{repository}:{tag}"
-    return services.record_artifact_push(
-        project,
-        repository,
-        digest=kw.pop("digest", digest_of(seed)),
-        media_type=kw.pop("media_type", IMAGE_CONFIG),
-        manifest_media_type=kw.pop("manifest_media_type", IMAGE_MANIFEST),
-        size=kw.pop("size", 1000),
-        extra_attrs=kw.pop("extra_attrs", {"architecture": "amd64", "os": "linux"}),
-        tag=tag,
-        **kw,
+    digest = kw.pop("digest", digest_of(seed))
+    size = kw.pop("size", 1000)
+    full_name = (
+        repository if repository.startswith(project.name + "/") else f"{project.name}/{repository}"
     )
+    with transaction.atomic():
+        blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": size})
+        RepositoryBlob.objects.get_or_create(repository_name=full_name, blob=blob)
+        return services.record_artifact_push(
+            project,
+            repository,
+            digest=digest,
+            media_type=kw.pop("media_type", IMAGE_CONFIG),
+            manifest_media_type=kw.pop("manifest_media_type", IMAGE_MANIFEST),
+            size=size,
+            extra_attrs=kw.pop("extra_attrs", {"architecture": "amd64", "os": "linux"}),
+            tag=tag,
+            **kw,
+        )

@@ -18,7 +18,7 @@ import requests
 from django.conf import settings
 
 from registry.distribution import token
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, database_url, wait_until
 from tests.registry_oci.conftest import sha256
 from tests.services.servers import free_port, wait_for_port
 
@@ -28,14 +28,11 @@ NAME = "team/app"
 @contextlib.contextmanager
 def web_server(log_path: Path):
     """gunicorn (one worker) on the test database; yields (base URL, process)."""
-    database = settings.DATABASES["default"]
     port = free_port()
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     env = {
         **os.environ,
-        "DATABASE_URL": (
-            f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
-        ),
+        "DATABASE_URL": database_url(),
         "PORT": str(port),
         "WEB_CONCURRENCY": "1",
         "WEB_THREADS": "2",

@@ -373,6 +373,7 @@ def test_quota_refuses_a_push_over_the_limit(reg):
     Project.objects.filter(name="team").update(storage_limit=1000)
     small = reg.push_image("team/app", "small", layers=(b"x" * 10,))
     used = Project.objects.get(name="team").storage_used
+    # Config, layer and manifest, each at its stored size.
     assert used == Artifact.objects.get(digest=small).size
     # A layer that cannot fit is refused when the upload completes.
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
@@ -383,28 +384,33 @@ def test_quota_refuses_a_push_over_the_limit(reg):
     assert refused.status_code == 403
     assert error_code(refused) == "DENIED"
     assert "exceed the configured upper limit" in refused.json()["errors"][0]["message"]
-    # Layers that fit but a whole image that does not: refused at the manifest.
-    with_layers = (b"z" * 250, b"w" * 250)
-    for layer in with_layers:
-        reg.upload("team/app", layer)
+    # Layers are charged when their upload completes (as Harbor does)...
+    layer = b"z" * 250
+    reg.upload("team/app", layer)
+    used += len(layer)
+    assert Project.objects.get(name="team").storage_used == used
+    # ...and a manifest whose own bytes no longer fit is refused.
     config = b'{"os":"linux"}'
     reg.upload("team/app", config)
+    used += len(config)
+    Project.objects.filter(name="team").update(storage_limit=used + 10)
     document = {
         "schemaVersion": 2,
         "mediaType": OCI_MANIFEST,
         "config": descriptor(OCI_CONFIG, config),
-        "layers": [descriptor(OCI_LAYER, layer) for layer in with_layers],
+        "layers": [descriptor(OCI_LAYER, layer)],
     }
     response, _ = reg.put_manifest("team/app", "big", document, OCI_MANIFEST)
     assert response.status_code == 403
     assert error_code(response) == "DENIED"
     assert Project.objects.get(name="team").storage_used == used
     summary = reg.request("GET", "/api/v2.0/projects/team/summary").json()
-    assert summary["quota"] == {"hard": {"storage": 1000}, "used": {"storage": used}}
-    # Deleting gives the storage back.
+    assert summary["quota"] == {"hard": {"storage": used + 10}, "used": {"storage": used}}
+    # Deleting an image gives back what no other artifact uses; blobs uploaded and never
+    # referenced stay counted until garbage collection (Harbor's rule).
     reg.request("DELETE", f"/v2/team/app/manifests/{small}")
     summary = reg.request("GET", "/api/v2.0/projects/team/summary").json()
-    assert summary["quota"]["used"]["storage"] == 0
+    assert summary["quota"]["used"]["storage"] == len(layer) + len(config)
 
 
 def test_push_into_a_missing_project_is_refused(registry_url, admin):

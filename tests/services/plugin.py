@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tests.services.servers import start_services
+from tests.services.servers import selected_backend, start_services
 
 _services = None
 
@@ -14,7 +14,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     global _services
     # A wrapper runs before pytest-django's own hook, which imports the settings.
     if _services is None:
-        _services = start_services()
+        _services = start_services(selected_backend())
         os.environ.update(_services.env)
     return (yield)
 

@@ -1,5 +1,7 @@
 """Throwaway PostgreSQL, Redis and OpenLDAP servers on free loopback ports.
 
+With TEST_BACKEND=sqlite only OpenLDAP: the database is a SQLite file under DATA_DIR.
+
 Each lives in its own temporary directory and is stopped (and the directory removed)
 when the test session ends.
 """
@@ -302,20 +304,43 @@ def start_slapd(services: Services) -> dict:
     }
 
 
-def start_services() -> Services:
+BACKENDS = ("postgres", "sqlite")
+# Variables of the scaled setup that must not leak into the embedded default's run.
+SCALED_SETUP_VARIABLES = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
+
+
+def selected_backend() -> str:
+    """TEST_BACKEND: `postgres` (PostgreSQL + Redis, the default) or `sqlite` (the embedded
+    default of `make run`: SQLite, the file cache and the filesystem broker)."""
+    backend = os.environ.get("TEST_BACKEND", "").strip().lower() or "postgres"
+    if backend not in BACKENDS:
+        raise RuntimeError(f"TEST_BACKEND={backend!r}: expected one of {', '.join(BACKENDS)}")
+    return backend
+
+
+def start_services(backend: str = "postgres") -> Services:
     services = Services()
     atexit.register(services.stop)
     try:
-        database_url = start_postgres(services)
-        redis_url = start_redis(services)
+        if backend == "postgres":
+            database_url = start_postgres(services)
+            redis_url = start_redis(services)
+            scaled = {
+                "DATABASE_URL": database_url,
+                "REDIS_URL": redis_url,
+                "CELERY_BROKER_URL": redis_url,
+            }
+        else:
+            scaled = {}
+            for name in SCALED_SETUP_VARIABLES:
+                os.environ.pop(name, None)
         ldap_env = start_slapd(services)
     except BaseException:
         services.stop()
         raise
     services.env = {
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
+        **scaled,
+        "TEST_BACKEND": backend,
         "DATA_DIR": str(services.tempdir("test-data-")),
         **ldap_env,
     }

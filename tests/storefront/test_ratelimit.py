@@ -12,8 +12,11 @@ import requests
 from storefront import ratelimit
 from tests.storefront.factories import InstallationFactory, issue_token
 
+REDIS_ONLY = pytest.mark.postgres_only(reason="the Redis bucket needs the scaled setup's Redis")
+BOTH = [pytest.param("redis", marks=REDIS_ONLY), "file"]
 
-@pytest.fixture(params=["redis", "file"])
+
+@pytest.fixture(params=BOTH)
 def backend(request, settings):
     if request.param == "file":
         settings.REDIS_URL = ""
@@ -108,7 +111,7 @@ def _take_once(ids: tuple[int, int]) -> bool:
     return ratelimit.take(*ids).allowed
 
 
-@pytest.mark.parametrize("backend", ["redis", "file"], indirect=True)
+@pytest.mark.parametrize("backend", BOTH, indirect=True)
 def test_45_processes_on_a_fresh_bucket_let_exactly_40_through(backend, settings):
     """Separate processes (as gunicorn's workers) share the one bucket exactly."""
     settings.STOREFRONT_RATE_LIMIT_LEAK = 0.001

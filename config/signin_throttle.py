@@ -1,0 +1,110 @@
+"""Throttling of failed sign-ins, shared by every process through the Django cache.
+
+Every password check goes through `django.contrib.auth.authenticate` (Basic credentials
+of all three services, the registry's token endpoint, git over HTTP, the login pages).
+`ThrottleBackend`, first in AUTHENTICATION_BACKENDS, refuses to check while the caller is
+throttled; each failed check (Django's `user_login_failed`) is counted twice, for the
+account from that client address and for the address alone. Past either limit within a
+window, sign-ins are refused with SignInThrottled (429 with Retry-After in each service's
+error format) until the window ends. A correct password costs two cache reads.
+"""
+
+import hashlib
+import hmac
+import math
+import time
+
+from django.conf import settings
+from django.contrib.auth.signals import user_login_failed
+from django.core.cache import cache
+from django.dispatch import receiver
+from rest_framework.exceptions import Throttled
+
+# Prefix of the counters' cache keys.
+NAMESPACE = "signin-fail"
+
+
+class SignInThrottled(Throttled):
+    """Too many failed sign-ins; retry after `retry_after` seconds. DRF's Throttled, so that
+    the APIs answer it in their error format wherever authentication runs."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after, detail="Too many failed sign-in attempts.")
+        self.retry_after = retry_after
+
+
+def client_address(request) -> str:
+    return (getattr(request, "META", None) or {}).get("REMOTE_ADDR") or "-"
+
+
+def _counters(request, username: str) -> list[tuple[str, int]]:
+    """(cache key, limit) of the two counters a sign-in of `username` here is judged by.
+
+    Keyed digests: neither the username nor the address is written to the cache in clear.
+    """
+    address = client_address(request)
+    account = hmac.new(
+        settings.SECRET_KEY.encode(),
+        f"{username.strip().lower()}\0{address}".encode(),
+        hashlib.sha256,
+    ).hexdigest()
+    where = hashlib.sha256(address.encode()).hexdigest()
+    return [
+        (f"{NAMESPACE}:a:{account}", settings.SIGNIN_THROTTLE_ACCOUNT_FAILURES),
+        (f"{NAMESPACE}:ip:{where}", settings.SIGNIN_THROTTLE_ADDRESS_FAILURES),
+    ]
+
+
+# A counter is two entries: `key` holds the time of the window's first failure (the window
+# is anchored there, not on the clock, so a burst cannot straddle two windows) and
+# `key:n` the failures; both expire when the window ends.
+
+
+def check(request, username: str) -> None:
+    """Raise SignInThrottled when this account from this address, or this address, has
+    failed too often in its current window."""
+    counters = _counters(request, username)
+    values = cache.get_many([name for key, _ in counters for name in (key, f"{key}:n")])
+    now = time.time()
+    for key, limit in counters:
+        started = values.get(key)
+        if started is not None and values.get(f"{key}:n", 0) >= limit:
+            window_end = started + settings.SIGNIN_THROTTLE_WINDOW
+            raise SignInThrottled(max(1, math.ceil(window_end - now)))
+
+
+def _count(key: str) -> None:
+    window = settings.SIGNIN_THROTTLE_WINDOW
+    now = time.time()
+    if cache.add(key, now, window):
+        cache.set(f"{key}:n", 1, window)
+        return
+    remaining = max(1, math.ceil((cache.get(key) or now) + window - now))
+    try:
+        cache.incr(f"{key}:n")
+    except ValueError:  # the count expired before its anchor
+        cache.set(f"{key}:n", 1, remaining)
+    # Some caches' incr rewrites the entry with the default timeout: the window's end wins.
+    cache.touch(f"{key}:n", remaining)
+
+
+def record_failure(request, username: str) -> None:
+    for key, _ in _counters(request, username):
+        _count(key)
+
+
+@receiver(user_login_failed)
+def _failed(sender, credentials, request=None, **kwargs):
+    record_failure(request, str(credentials.get("username") or ""))
+
+
+class ThrottleBackend:
+    """Checks no password: refuses (SignInThrottled) before the real backends would."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is not None:
+            check(request, username)
+        return None
+
+    def get_user(self, user_id):
+        return None

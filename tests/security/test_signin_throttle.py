@@ -1,0 +1,167 @@
+"""Failed sign-ins are throttled per account from one client address and per address, in
+every service and on the login pages: 429 with Retry-After in the service's own error
+format, counted in the cache every process shares; correct passwords from elsewhere still
+work. Limits: 10 failures per account and address, 100 per address, in 15 minutes."""
+
+import base64
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from django.test import Client
+
+from codehost import services as codehost_services
+from config import signin_throttle
+from tests.registry.factories import PASSWORD, UserFactory
+from tests.registry_oci.test_gunicorn import web_server
+
+pytestmark = pytest.mark.django_db
+
+ATTACKER = "203.0.113.7"
+ELSEWHERE = "198.51.100.2"
+
+
+def basic(username: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+
+
+def get(path: str, username: str, password: str, address: str = ATTACKER, **headers):
+    client = Client(REMOTE_ADDR=address)
+    return client.get(path, HTTP_AUTHORIZATION=basic(username, password), **headers)
+
+
+def retry_after(response) -> int:
+    value = int(response["Retry-After"])
+    assert 0 < value <= 900
+    return value
+
+
+@pytest.fixture
+def alice(settings):
+    """alice, with no git directories left by earlier tests (rows roll back, files not)."""
+    directory = Path(settings.CODEHOST_GIT_ROOT) / "alice"
+    shutil.rmtree(directory, ignore_errors=True)
+    yield UserFactory(username="alice")
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_eighty_wrong_passwords_are_throttled_after_ten(alice):
+    statuses = [get("/api/v2.0/users/current", "alice", f"guess{n}").status_code for n in range(80)]
+    assert statuses == [401] * 10 + [429] * 70
+    throttled = get("/api/v2.0/users/current", "alice", "guess")
+    retry_after(throttled)
+    assert throttled.json() == {
+        "errors": [
+            {
+                "code": "TOO_MANY_REQUEST",
+                "message": throttled.json()["errors"][0]["message"],
+            }
+        ]
+    }
+    # Even the right password from the throttled address waits: no guess is checked.
+    assert get("/api/v2.0/users/current", "alice", PASSWORD).status_code == 429
+    # From another address the owner signs in at once.
+    started = time.monotonic()
+    assert get("/api/v2.0/users/current", "alice", PASSWORD, ELSEWHERE).status_code == 200
+    assert time.monotonic() - started < 2
+
+
+def test_the_account_limit_is_per_account_and_address(alice):
+    UserFactory(username="bob")
+    for n in range(10):
+        get("/api/v2.0/users/current", "alice", f"guess{n}")
+    assert get("/api/v2.0/users/current", "alice", "x").status_code == 429
+    # Another account from the same address, and the same account from elsewhere: open.
+    assert get("/api/v2.0/users/current", "bob", PASSWORD).status_code == 200
+    assert get("/api/v2.0/users/current", "alice", "x", ELSEWHERE).status_code == 401
+
+
+def test_the_address_limit_counts_every_account(settings, alice):
+    settings.SIGNIN_THROTTLE_ADDRESS_FAILURES = 30
+    for n in range(30):
+        assert get("/api/v2.0/users/current", f"user{n}", "x").status_code == 401
+    # Each account failed once, but the address is spent: alice is refused from it ...
+    assert get("/api/v2.0/users/current", "alice", PASSWORD).status_code == 429
+    # ... and not from elsewhere.
+    assert get("/api/v2.0/users/current", "alice", PASSWORD, ELSEWHERE).status_code == 200
+
+
+def exhaust(username: str) -> None:
+    for n in range(10):
+        get("/api/v2.0/users/current", username, f"guess{n}")
+
+
+def make_repo(name: str, private: bool) -> None:
+    created = Client(REMOTE_ADDR=ELSEWHERE).post(
+        "/api/v1/user/repos",
+        {"name": name, "private": private},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=basic("alice", PASSWORD),
+    )
+    assert created.status_code == 201, created.content
+
+
+def test_every_service_answers_429_in_its_own_format(alice):
+    make_repo("code", private=False)
+    exhaust("alice")
+
+    gitea = get("/api/v1/user", "alice", PASSWORD)
+    assert gitea.status_code == 429 and retry_after(gitea)
+    assert set(gitea.json()) == {"message", "url"}
+
+    git = get(
+        "/alice/code.git/info/refs?service=git-upload-pack", "alice", PASSWORD, CONTENT_LENGTH="0"
+    )
+    assert git.status_code == 429 and retry_after(git)
+    assert git["Content-Type"].startswith("text/plain")
+
+    for path in ("/v2/", "/service/token?service=harbor-registry"):
+        registry = get(path, "alice", PASSWORD)
+        assert registry.status_code == 429 and retry_after(registry)
+        assert registry.json()["errors"][0]["code"] == "TOOMANYREQUESTS"
+
+    for login in ("/accounts/login/", "/admin/login/"):
+        page = Client(REMOTE_ADDR=ATTACKER).post(login, {"username": "alice", "password": PASSWORD})
+        assert page.status_code == 429 and retry_after(page)
+
+
+def test_login_form_failures_count_too(alice):
+    client = Client(REMOTE_ADDR=ATTACKER)
+    for n in range(10):
+        page = client.post("/accounts/login/", {"username": "alice", "password": f"g{n}"})
+        assert page.status_code == 200  # the form again, with its error
+    assert (
+        client.post("/accounts/login/", {"username": "alice", "password": "g"}).status_code == 429
+    )
+    assert get("/api/v2.0/users/current", "alice", PASSWORD).status_code == 429
+
+
+def test_a_token_used_as_the_git_password_is_no_failed_sign_in(alice):
+    make_repo("code", private=True)
+    secret = codehost_services.create_token(alice, "ci", ["read:repository"])[1]
+    for _ in range(15):
+        response = get(
+            "/alice/code.git/info/refs?service=git-upload-pack", "alice", secret, CONTENT_LENGTH="0"
+        )
+        assert response.status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_failures_are_shared_across_processes(monkeypatch, tmp_path):
+    """Failures counted by a gunicorn worker throttle this process too (and back)."""
+    monkeypatch.setattr(signin_throttle, "NAMESPACE", "signin-fail")
+    username = f"carol{time.time_ns()}"
+    UserFactory(username=username)
+    with web_server(tmp_path / "gunicorn.log") as (base, _):
+        url = f"{base}/api/v2.0/users/current"
+        statuses = [
+            requests.get(url, auth=(username, f"guess{n}"), timeout=30).status_code
+            for n in range(10)
+        ]
+        assert statuses == [401] * 10
+        # The server process counted them; this process (same address) refuses now.
+        assert get("/api/v2.0/users/current", username, PASSWORD, "127.0.0.1").status_code == 429
+        answer = requests.get(url, auth=(username, PASSWORD), timeout=30)
+        assert answer.status_code == 429 and int(answer.headers["Retry-After"]) > 0
