@@ -48,7 +48,8 @@ MATRIX = {
     "robot:delete": frozenset({Role.PROJECT_ADMIN}),
     "robot:read": MEMBER_READERS,
     "robot:list": MEMBER_READERS,
-    # Project admins only since Harbor 2.13 (the schema's version); never limited guests.
+    # Project admins only in the schema's Harbor (v2.16; earlier 2.x let every role but limited
+    # guests read logs), as harbor.md's test_assign_role_to_ldap_group expects.
     "log:list": frozenset({Role.PROJECT_ADMIN}),
 }
 

@@ -18,8 +18,8 @@ from registry.models import AuditLog, Project, ProjectMember
 logger = logging.getLogger("registry.audit")
 
 ANONYMOUS = "anonymous"
-# Who may read a project's logs (Harbor's `log:list`, held by project admins only since
-# Harbor 2.13; limited guests and outsiders never).
+# Who may read a project's logs (Harbor's `log:list`: project admins only in the schema's
+# Harbor version; limited guests and outsiders never).
 LOG_READERS = access.MATRIX["log:list"]
 
 

@@ -18,6 +18,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
+from config import signin_throttle
 from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
@@ -362,9 +363,11 @@ def expired(robot: Robot) -> bool:
     return robot.expires_at != -1 and robot.expires_at <= time.time()
 
 
-def authenticate(username: str, secret: str) -> RobotPrincipal | None:
+def authenticate(request, username: str, secret: str) -> RobotPrincipal | None:
     """The robot these credentials name, if the secret matches and it is enabled and not
-    expired; else None (the caller then tries the name as a user's).
+    expired; else None (the caller then tries the name as a user's, which counts the
+    failure). Throttled sign-ins (config.signin_throttle) raise SignInThrottled first, so
+    a throttled guesser learns nothing even from a right secret.
 
     A password hash costs ~0.2 s and clients send credentials on every request, so a
     verified pair is remembered under a keyed digest, with a fingerprint of the stored
@@ -373,6 +376,7 @@ def authenticate(username: str, secret: str) -> RobotPrincipal | None:
     prefix = configuration.get("robot_name_prefix")
     if not prefix or not username.startswith(prefix) or not secret:
         return None
+    signin_throttle.check(request, username)
     name = username[len(prefix) :]
     robot = Robot.objects.filter(name=name).first()
     if robot is None:

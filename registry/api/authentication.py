@@ -14,7 +14,7 @@ class HarborBasicAuthentication(BaseAuthentication):
         credentials = parse_basic(request.headers.get("Authorization", ""))
         if credentials is None:
             return None
-        user = robots.authenticate(*credentials) or check_password_cached(
+        user = robots.authenticate(request._request, *credentials) or check_password_cached(
             request._request, *credentials
         )
         return (user, None) if user is not None else None

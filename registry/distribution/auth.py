@@ -152,7 +152,7 @@ def identify(request) -> Caller:
         try:
             # A robot's secret that does not match falls through to the password check,
             # which counts the failure like any other.
-            user = robots.authenticate(*basic) or check_password_cached(request, *basic)
+            user = robots.authenticate(request, *basic) or check_password_cached(request, *basic)
         except SignInThrottled as error:
             raise TooManyRequests(
                 str(error), headers={"Retry-After": str(error.retry_after)}

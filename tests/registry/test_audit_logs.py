@@ -4,10 +4,11 @@ who reads which records, Harbor's q filter, sort and paging."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from rest_framework.test import APIClient
 
 from registry import configuration
 from registry.models import AuditLog, Role
-from tests.registry.conftest import client_for
+from tests.registry.conftest import basic, client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -163,3 +164,24 @@ def test_disabled_event_types_and_skipping_the_database(alice_client, caplog):
     alice_client.delete("/api/v2.0/projects/quiet")
     assert not AuditLog.objects.exists()
     assert "audit delete project quiet by alice" in caplog.text
+
+
+def test_a_robot_reads_the_logs_it_was_granted(team, bob, admin_client):
+    other = ProjectFactory(name="other", owner=bob)
+    log(team, resource="team/app:v1")
+    log(other, resource="other/app:v1")
+    permissions = [
+        {"kind": "project", "namespace": "team", "access": [{"resource": "log", "action": "list"}]}
+    ]
+    body = {"name": "auditor", "level": "project", "duration": 1, "permissions": permissions}
+    created = admin_client.post("/api/v2.0/robots", body, format="json").json()
+    robot = APIClient()
+    robot.credentials(HTTP_AUTHORIZATION=basic(created["name"], created["secret"]))
+    assert rows(robot.get("/api/v2.0/projects/team/logs"))[-1] == (
+        "create",
+        "artifact",
+        "team/app:v1",
+    )
+    assert robot.get("/api/v2.0/projects/other/logs").status_code == 403
+    resources = {r["resource"] for r in robot.get(AUDIT).json()}
+    assert "other/app:v1" not in resources and "team/app:v1" in resources

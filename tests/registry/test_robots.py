@@ -366,3 +366,14 @@ def test_a_robot_creates_robots_only_within_its_own_permissions(admin_client, pr
     assert wider.status_code == 403
     assert "more restrictive than the creator robot's permissions" in errors(wider)[1]
     assert not Robot.objects.filter(name="team+wider").exists()
+
+
+def test_guessing_a_robot_secret_is_throttled_even_on_a_right_guess(admin_client, project):
+    created = admin_client.post(URL, project_robot(access=[("repository", "list")]), format="json")
+    created = created.json()
+    wrong = robot_client({**created, "secret": "Wrong-Secret-1"})
+    statuses = [wrong.get("/api/v2.0/users/current").status_code for _ in range(11)]
+    assert statuses == [401] * 10 + [429]
+    right = robot_client(created).get("/api/v2.0/projects/team/repositories")
+    assert right.status_code == 429
+    assert errors(right)[0] == "TOO_MANY_REQUEST"
