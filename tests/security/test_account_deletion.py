@@ -190,3 +190,13 @@ def test_the_admins_bulk_delete_refuses_owners(root_admin, dana):
     assert response.status_code == 200
     assert REPOS in response.content.decode()
     assert User.objects.filter(pk__in=[dana.pk, other.pk]).count() == 2
+
+
+def test_harbor_projects_stay_without_their_deleted_owner(root_admin, dana):
+    created = call("POST", "/api/v2.0/projects", "dana", {"project_name": "danas"})
+    assert created.status_code == 201, created.content
+    assert harbor_delete(dana).status_code == 200
+    project = call("GET", "/api/v2.0/projects/danas", "root")
+    assert project.status_code == 200, project.content
+    assert project.json()["name"] == "danas"
+    assert call("GET", "/api/v2.0/projects?with_detail=true", "root").status_code == 200
