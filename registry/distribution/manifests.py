@@ -259,6 +259,9 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
     blobs.touch(digest, len(content))
     storage.save_bytes(digest, content)
     with transaction.atomic():
+        # The project, then the blobs: the order a completing upload takes them in
+        # (services.add_blob), so that the two never wait for each other.
+        Project.objects.select_for_update().filter(pk=project.pk).first()
         held = _hold_blobs([digest, *blob_digests])
         blobs.link(repository_name, held[digest])
         try:
