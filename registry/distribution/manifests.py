@@ -255,6 +255,9 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
         and repository is not None
         and Artifact.objects.filter(repository=repository, digest=digest).exists()
     )
+    # A push the quota refuses writes nothing (the check is made again, authoritatively,
+    # under the project's lock below).
+    charge_blob(repository_name, digest, len(content))
     # Touched (committed) before its file is trusted or written: garbage collection keeps it.
     blobs.touch(digest, len(content))
     storage.save_bytes(digest, content)

@@ -94,3 +94,26 @@ def test_concurrent_uploads_cannot_together_pass_the_limit(reg):
         answers = list(pool.map(complete, zip(locations, bodies, strict=True)))
     assert sorted(answer.status_code for answer in answers) == [201, 403, 403, 403]
     assert used(reg) == 600
+
+
+def test_a_manifest_refused_for_quota_leaves_nothing_stored(reg):
+    """A refused push writes nothing: repeated refused manifests (up to 4 MiB each) would
+    otherwise fill the disk with bytes no project is charged for."""
+    from registry.distribution import storage
+    from registry.distribution.models import Blob
+
+    Project.objects.filter(name="team").update(storage_limit=1000)
+    index = "application/vnd.oci.image.index.v1+json"
+    for number in range(3):
+        document = {
+            "schemaVersion": 2,
+            "mediaType": index,
+            "manifests": [],
+            "annotations": {"pad": f"{number}" + "x" * 100_000},
+        }
+        response, digest = reg.put_manifest("team/app", f"t{number}", document, index)
+        assert response.status_code == 403, response.text
+        assert response.json()["errors"][0]["code"] == "DENIED"
+        assert not Blob.objects.filter(digest=digest).exists()
+        assert not storage.blob_storage().exists(storage.blob_path(digest))
+    assert used(reg) == 0

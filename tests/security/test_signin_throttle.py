@@ -196,3 +196,28 @@ def test_behind_a_trusted_proxy_the_forwarded_client_is_counted(settings, alice)
         ).status_code
         == 200
     )
+
+
+def test_the_old_password_of_a_password_change_is_throttled_like_a_sign_in(alice):
+    """A stolen session must not become an unthrottled oracle for the account's password
+    (which works on all three services and outlives the session)."""
+    client = Client(REMOTE_ADDR=ATTACKER)
+    client.force_login(alice)
+    path = f"/api/v2.0/users/{alice.pk}/password"
+
+    def change(old: str):
+        body = {"old_password": old, "new_password": "Changed-Passw0rd"}
+        return client.put(path, body, content_type="application/json")
+
+    statuses = [change(f"guess{n}").status_code for n in range(15)]
+    assert statuses == [403] * 10 + [429] * 5
+    retry_after(change("guess"))
+    # Even the right old password waits out the window: no guess is checked meanwhile.
+    assert change(PASSWORD).status_code == 429
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+    # The owner, from elsewhere, changes it at once.
+    owner = Client(REMOTE_ADDR=ELSEWHERE)
+    owner.force_login(alice)
+    body = {"old_password": PASSWORD, "new_password": "Changed-Passw0rd"}
+    assert owner.put(path, body, content_type="application/json").status_code == 200

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import signin_throttle
 from registry import access, configuration, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
@@ -192,9 +193,19 @@ class UserPasswordView(HarborViewMixin, APIView):
         user = get_user(user_id)
         body = self.body(PasswordReqSerializer)
         own = request.user.pk == user_id
-        services.change_password(
-            user, body["new_password"], body.get("old_password"), by_admin=by_admin and not own
-        )
+        if by_admin and not own:
+            services.change_password(user, body["new_password"], None, by_admin=True)
+            return self.empty()
+        # The old password is a password check like a sign-in: throttled and counted the
+        # same way, or a stolen session could guess the account's password at full speed.
+        signin_throttle.check(request, user.get_username())
+        try:
+            services.change_password(
+                user, body["new_password"], body.get("old_password"), by_admin=False
+            )
+        except Forbidden:
+            signin_throttle.record_failure(request, user.get_username())
+            raise
         return self.empty()
 
 
