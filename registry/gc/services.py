@@ -18,7 +18,7 @@ import logging
 import time
 from datetime import datetime, timedelta
 
-from celery.schedules import crontab
+from celery.schedules import ParseException, crontab
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, QuerySet, Value
@@ -108,7 +108,7 @@ def parse_cron(cron: str) -> crontab:
             month_of_year=month,
             day_of_week=weekday,
         )
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ParseException) as exc:
         raise InvalidSchedule(f"invalid cron: {cron}") from exc
 
 

@@ -146,6 +146,7 @@ def test_schedule_set_read_replace_and_remove(admin_client):
         ({"type": "Custom"}, "a Custom schedule needs a cron expression"),
         ({"type": "Custom", "cron": "0 61 * * * *"}, "invalid cron: 0 61 * * * *"),
         ({"type": "Custom", "cron": "* * * *"}, "invalid cron: * * * *"),
+        ({"type": "Custom", "cron": "0 1,,2 * * * *"}, "invalid cron: 0 1,,2 * * * *"),
         ({"type": "Weekly", "cron": "x 0 0 * * 0"}, "invalid cron: x 0 0 * * 0"),
         ({"type": "Schedule", "cron": "0 0 0 * * *"}, "invalid schedule type: Schedule"),
         ({}, "empty schedule type"),
