@@ -66,6 +66,8 @@ def test_suspended_app_hears_only_its_suspension_and_resumption(celery_worker, r
     assert command("resumestore", store_id, "--app", unpaid.app_id)["apps_notified"] == [
         unpaid.app_id
     ]
+    # Deliveries run in parallel and carry no order: app/resumed lands before the next event.
+    wait_until(settled, 20, message="app/resumed to settle")
     events.emit(store_id, "product/updated", 12)
     wait_until(settled, 20, message="deliveries to settle")
 
