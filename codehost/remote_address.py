@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from django.conf import settings
 from rest_framework.exceptions import APIException
 
-from config.outbound import resolve
+from config.outbound import embedded_ipv4, resolve
 
 NETWORK_SCHEMES = ("http", "https", "git")
 LOCAL_FILESYSTEM = "<LOCAL_FILESYSTEM>"
@@ -169,8 +169,9 @@ class HostMatchList:
             return False
 
     def match_ip(self, ip) -> bool:
-        if getattr(ip, "ipv4_mapped", None):
-            ip = ip.ipv4_mapped
+        # An IPv6 spelling of an IPv4 address (mapped, 6to4, Teredo, NAT64) is judged as
+        # that address: 64:ff9b::a9fe:a9fe is the metadata service behind a NAT64 gateway.
+        ip = embedded_ipv4(ip)
         if "*" in self.builtins or any(ip in network for network in self.networks):
             return True
         loopback = ip.is_loopback

@@ -164,6 +164,10 @@ def test_local_paths_must_be_existing_absolute_directories(
         "git://[::1]/a.git",
         "http://0.0.0.0/a.git",
         "https://host.that.does.not.resolve.invalid/a.git",
+        # IPv6 spellings of local IPv4 addresses: mapped, NAT64 (cloud metadata), 6to4.
+        "http://[::ffff:127.0.0.1]/a.git",
+        "http://[64:ff9b::a9fe:a9fe]/a.git",
+        "http://[2002:7f00:1::]/a.git",
     ],
 )
 def test_loopback_private_and_unresolvable_hosts_are_refused(admin_client, address):
