@@ -10,7 +10,8 @@ Tiendanube does. Field errors refuse the whole request (422 `Validation error` e
 
 from decimal import Decimal, InvalidOperation
 
-from storefront.api.exceptions import BadInput, InvalidFields, Unprocessable
+from storefront.api.exceptions import BadInput, InvalidFields
+from storefront.errors import Unprocessable
 
 MAX_VARIANTS = 50
 MAX_ID = 2**63 - 1
