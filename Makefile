@@ -38,7 +38,10 @@ $(BIN)/.installed-dev: $(BIN)/.installed-runtime
 run: $(BIN)/.installed-runtime
 	$(BIN)/python manage.py serve
 
+# The import contracts (pyproject.toml, [tool.importlinter]) first: a broken boundary fails
+# `make test` before any backend runs.
 test: $(BIN)/.installed-dev
+	$(BIN)/lint-imports
 	@failed=""; for backend in $(TEST_BACKENDS); do \
 	  echo "=== TEST_BACKEND=$$backend"; start=$$(date +%s); \
 	  TEST_BACKEND=$$backend $(BIN)/python -m pytest $(PYTEST_ARGS) || failed="$$failed $$backend"; \
@@ -47,6 +50,7 @@ test: $(BIN)/.installed-dev
 	if [ -n "$$failed" ]; then echo "=== failed on:$$failed"; exit 1; fi
 
 lint: $(BIN)/.installed-dev
+	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 

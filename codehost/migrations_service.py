@@ -33,7 +33,7 @@ from codehost import (
     services,
 )
 from codehost.access import Actor
-from codehost.errors import FILES_EXIST
+from codehost.errors import FILES_EXIST, REPO_EXISTS
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
 from codehost.remote_address import (
     CloneSource,
@@ -62,7 +62,6 @@ AUTH_FAILURE_MARKERS = (
 )
 # Gitea's service names -> its numbering (`original_service_type`).
 SERVICE_TYPES = {choice.label: choice for choice in ServiceType}
-CONFLICT_MESSAGE = "The repository with the same name already exists."
 CRASH_MESSAGE = "the migration worker stopped before finishing"
 
 
@@ -247,7 +246,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
             )
             transaction.on_commit(lambda: queue_migration(task.pk))
     except IntegrityError as error:
-        raise MigrationError(409, CONFLICT_MESSAGE) from error
+        raise MigrationError(409, REPO_EXISTS) from error
     return task
 
 

@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+# What switches a boolean setting on (any case); anything else is off. Not the Go
+# services' boolean words (swag.ConvertBool, strconv.ParseBool): settings are our own.
 TRUE_WORDS = {"1", "true", "yes", "on"}
 
 

@@ -62,8 +62,10 @@ PROXY_METADATA = (
     "proxy_cache_filter_kind",
 )
 SEVERITIES = ("none", "low", "medium", "high", "critical")
-TRUE_WORDS = ("1", "t", "T", "TRUE", "true", "True")
-FALSE_WORDS = ("0", "f", "F", "FALSE", "false", "False")
+# strconv.ParseBool, which Harbor uses for boolean project metadata (stricter than the
+# swag.ConvertBool of query parameters: no "yes", case-sensitive).
+PARSE_BOOL_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+PARSE_BOOL_FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 ICONS = {
     Artifact.Type.IMAGE: "sha256:0048162a053eef4d4ce3fe7518615bef084403614f8bca43b40ae2e762e11e06",
@@ -94,9 +96,9 @@ def validate_project_name(name: str) -> None:
 
 
 def _parse_bool(value: str) -> bool | None:
-    if value in TRUE_WORDS:
+    if value in PARSE_BOOL_TRUE:
         return True
-    if value in FALSE_WORDS:
+    if value in PARSE_BOOL_FALSE:
         return False
     return None
 

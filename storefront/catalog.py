@@ -15,7 +15,7 @@ from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
 from storefront import events, images
-from storefront.api.exceptions import Unprocessable
+from storefront.errors import Unprocessable
 from storefront.models import (
     SKU_CONSTRAINT,
     App,

@@ -15,11 +15,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.utils.html import strip_tags
 
+from config.limits import INT64_MAX
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
 
 PRODUCTS_PER_PAGE = 24
 # Ids are bigint columns; a longer number in a URL names nothing (and must not reach SQL).
-MAX_ID = 2**63 - 1
 # Symbol and separators of the currencies stores use most; others show their ISO code.
 CURRENCIES = {
     "ARS": ("$", "Peso argentino", ".", ","),
@@ -167,7 +167,7 @@ def _alt(shop: Shop, alt, product_name: str) -> str:
 
 
 def home(request, store_id: int):
-    if store_id > MAX_ID:
+    if store_id > INT64_MAX:
         raise Http404("No such store")
     shop = Shop(request, get_object_or_404(Store, pk=store_id))
     page, cards = _listing(shop, request, Product.objects.filter(store=shop.store))
@@ -178,9 +178,9 @@ def home(request, store_id: int):
 def _find(model, request, store_id: int, key: str):
     """The store's category or product named by id or by handle (in any of its languages),
     with the page's Shop. By id, the store comes in the same query."""
-    if store_id > MAX_ID:
+    if store_id > INT64_MAX:
         raise Http404("No such store")
-    if key.isdigit() and int(key) <= MAX_ID:
+    if key.isdigit() and int(key) <= INT64_MAX:
         item = get_object_or_404(model.objects.select_related("store"), store=store_id, pk=key)
         return Shop(request, item.store), item
     shop = Shop(request, get_object_or_404(Store, pk=store_id))

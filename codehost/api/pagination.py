@@ -4,6 +4,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 
 from codehost.errors import Unprocessable
+from config.limits import INT32_MAX, INT64_MAX, INT64_MIN
 from config.pagination import HeaderPagination
 
 
@@ -18,7 +19,7 @@ class GiteaPagination(HeaderPagination):
     max_page_size = 50
 
     # Far beyond any data, and the OFFSET stays within the database's bigint.
-    max_page = 2**31 - 1
+    max_page = INT32_MAX
 
     def paginate_queryset(self, queryset, request, view=None, total: int | None = None):
         """As the base class; a `total` already known (a stored counter) spares the COUNT."""
@@ -49,7 +50,7 @@ class GiteaPagination(HeaderPagination):
         except ValueError as exc:
             raise Unprocessable(f"[{name}]: must be an integer") from exc
         # Gitea parses paging as int64: beyond it is an error, not the last page.
-        if not -(2**63) <= number < 2**63:
+        if not INT64_MIN <= number <= INT64_MAX:
             raise Unprocessable(f"[{name}]: value out of range")
         return number
 

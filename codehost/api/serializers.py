@@ -14,6 +14,7 @@ from codehost.access import Access, Actor
 from codehost.errors import Unprocessable
 from codehost.mirrors import format_go_duration, mirror_of
 from codehost.models import PULL_DEFAULTS, AccessMode, OpType, Owner, Repository, Team, UnitType
+from config.limits import INT64_MAX, INT64_MIN
 
 ZERO_TIME = "0001-01-01T00:00:00+00:00"
 UNIX_ZERO_TIME = "1970-01-01T00:00:00+00:00"
@@ -72,8 +73,8 @@ class StrictIntegerField(serializers.IntegerField):
     """An integer in Gitea's int64 range (its Go fields are int64)."""
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("min_value", -(2**63))
-        kwargs.setdefault("max_value", 2**63 - 1)
+        kwargs.setdefault("min_value", INT64_MIN)
+        kwargs.setdefault("max_value", INT64_MAX)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):

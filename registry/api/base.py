@@ -14,8 +14,6 @@ from registry.api.schema import HarborAutoSchema
 from registry.errors import UnprocessableEntity
 
 PREFIX = "/api/v2.0/"
-TRUE_WORDS = validation.TRUE_WORDS
-FALSE_WORDS = validation.FALSE_WORDS
 
 
 def validation_failure(field: str, where: str, problem: str) -> UnprocessableEntity:
@@ -58,9 +56,9 @@ class HarborViewMixin(ServiceViewMixin):
         raw = self.request.query_params.get(name)
         if raw is None or raw == "":
             return default
-        if raw.lower() in TRUE_WORDS:
+        if raw.lower() in validation.CONVERT_BOOL_TRUE:
             return True
-        if raw.lower() in FALSE_WORDS:
+        if raw.lower() in validation.CONVERT_BOOL_FALSE:
             return False
         raise validation_failure(name, "query", f'must be of type bool: "{raw}"')
 

@@ -15,9 +15,9 @@ from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
+from config.limits import INT64_MAX, INT64_MIN
 from registry.errors import BadRequest
 
-INT64 = (-(2**63), 2**63 - 1)
 # One `key=value` clause: the value is exact, `~fuzzy`, a `[min~max]` range (a bound may be
 # empty, not both), an `{any of}` or an `(all of)` list. White space is spelled out because
 # JSON Schema validators read "\s" differently from Python.
@@ -147,7 +147,7 @@ def _convert(column: Column, value):
             number = int(value)
         except (TypeError, ValueError) as exc:
             raise NoMatch from exc
-        if not INT64[0] <= number <= INT64[1]:
+        if not INT64_MIN <= number <= INT64_MAX:
             raise NoMatch
         return number
     if column.kind is datetime:

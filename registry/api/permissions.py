@@ -2,13 +2,11 @@
 
 from urllib.parse import unquote
 
+from config.limits import INT64_MAX
 from registry import access
-from registry.api.validation import TRUE_WORDS
+from registry.api.validation import CONVERT_BOOL_TRUE
 from registry.errors import Forbidden, NotFound, Unauthorized
 from registry.models import Project
-
-# go-swagger reads the header with swag.ConvertBool.
-TRUE_HEADER = TRUE_WORDS
 
 
 def require_login(request) -> None:
@@ -41,7 +39,9 @@ def deny(request):
 def project_lookup(request, name_or_id: str, names_only: bool = False) -> dict:
     """The lookup for a `{project_name_or_id}` segment; X-Is-Resource-Name forces a name."""
     name_or_id = unquote(name_or_id)
-    as_name = names_only or request.headers.get("X-Is-Resource-Name", "").lower() in TRUE_HEADER
+    # go-swagger reads the header with swag.ConvertBool.
+    is_name_header = request.headers.get("X-Is-Resource-Name", "").lower()
+    as_name = names_only or is_name_header in CONVERT_BOOL_TRUE
     if not as_name:
         try:
             return {"pk": int(name_or_id)}
@@ -62,7 +62,7 @@ def get_project(request, name_or_id: str, action: str, names_only: bool = False)
         .annotate(is_public=access.public_exists())
         .filter(**lookup)
         .first()
-        if "pk" not in lookup or 0 < lookup["pk"] < 2**63
+        if "pk" not in lookup or 0 < lookup["pk"] <= INT64_MAX
         else None
     )
     if project is None:

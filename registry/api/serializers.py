@@ -12,6 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.limits import INT64_MAX
 from registry import access
 from registry.models import Artifact, Role
 from registry.services import EMAIL_PATTERN, PASSWORD_PATTERN
@@ -120,7 +121,6 @@ class ProjectMetadataField(StringMapField):
     """Project metadata in a request: `public`, when given, is "true" or "false"."""
 
 
-INT64_MAX = 2**63 - 1
 NAME_PATTERN = r'^[^,"~#%$]+$'
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 from rest_framework.exceptions import ParseError
 
+from config.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from config.parsers import NulInJSON
 from registry.errors import UnprocessableEntity
 
@@ -31,8 +32,8 @@ LIST_HEADER = "validation failure list"
 API_PREFIX = "api/v2.0/"
 
 # swag.ConvertBool, which go-swagger uses for boolean parameters.
-TRUE_WORDS = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "enabled")
-FALSE_WORDS = ("false", "0", "no", "n", "off", "deselected", "unchecked", "disabled")
+CONVERT_BOOL_TRUE = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "enabled")
+CONVERT_BOOL_FALSE = ("false", "0", "no", "n", "off", "deselected", "unchecked", "disabled")
 
 # strfmt.DateTime's layouts: RFC 3339, fractions and the zone optional.
 DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
@@ -40,8 +41,8 @@ DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\
 INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
+    "int32": (INT32_MIN, INT32_MAX),
+    "int64": (INT64_MIN, INT64_MAX),
     "uint8": (0, 2**8 - 1),
     "uint16": (0, 2**16 - 1),
     "uint32": (0, 2**32 - 1),
@@ -183,7 +184,7 @@ def convert(raw: str, spec: dict):
     kind = spec.get("type")
     if kind == "boolean":
         word = raw.lower()
-        return True if word in TRUE_WORDS else False if word in FALSE_WORDS else None
+        return True if word in CONVERT_BOOL_TRUE else False if word in CONVERT_BOOL_FALSE else None
     if kind == "integer":
         low, high = INT_RANGES[go_type(spec)]
         try:

@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 from django.http import JsonResponse
 
+from config.limits import INT64_MAX
 from registry.distribution.errors import NameUnknown, PaginationNumberInvalid
 from registry.models import Repository, Tag
 
@@ -30,7 +31,7 @@ def _size(n: str | None) -> int:
         raise PaginationNumberInvalid("n must be an integer", detail={"n": n}) from exc
     if size < 0:
         raise PaginationNumberInvalid("n must not be negative", detail={"n": n})
-    if size >= 2**63:
+    if size > INT64_MAX:
         # Past int64, where Distribution's parse of `n` fails.
         raise PaginationNumberInvalid("n is out of range", detail={"n": n})
     return min(size, MAX_PAGE)

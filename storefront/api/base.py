@@ -9,6 +9,7 @@ X-Main-Language, and every response to an identified app the X-Rate-Limit-* head
 from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
 
+from config.limits import INT64_MAX
 from config.views import ServiceViewMixin, UnknownPathView
 from storefront import ratelimit
 from storefront.api.authentication import BearerTokenAuthentication
@@ -24,7 +25,6 @@ from storefront.api.schema import TiendanubeAutoSchema
 from storefront.models import Installation, Store
 
 # Ids in paths are bigint columns; larger numbers cannot name anything.
-MAX_ID = 2**63 - 1
 
 
 class TiendanubeViewMixin(ServiceViewMixin):
@@ -39,7 +39,7 @@ class TiendanubeViewMixin(ServiceViewMixin):
     resource_scope: str | None = None
 
     def initial(self, request, *args, **kwargs):
-        if any(isinstance(value, int) and value > MAX_ID for value in kwargs.values()):
+        if any(isinstance(value, int) and value > INT64_MAX for value in kwargs.values()):
             raise NotFound("No such resource")
         super().initial(request, *args, **kwargs)
         installation = request.auth
@@ -84,7 +84,7 @@ class TiendanubeViewMixin(ServiceViewMixin):
         store = getattr(self, "store", None)
         if store is not None:
             return store.main_language
-        if not isinstance(store_id, int) or store_id > MAX_ID:
+        if not isinstance(store_id, int) or store_id > INT64_MAX:
             return None
         return Store.objects.filter(pk=store_id).values_list("main_language", flat=True).first()
 

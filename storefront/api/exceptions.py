@@ -42,13 +42,6 @@ class TooManyRequests(APIException):
     default_detail = "Rate limit exceeded: the bucket is full, retry when it has leaked"
 
 
-class Unprocessable(APIException):
-    """A business rule refused the request (422 in the {code, message, description} form)."""
-
-    status_code = 422
-    default_detail = "Unprocessable Entity"
-
-
 class MissingUserAgent(APIException):
     status_code = 400
     default_detail = "The User-Agent header is required: your app's name and a contact"

@@ -6,10 +6,8 @@ from django.db.models.fields.json import KeyTextTransform
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from config.limits import INT32_MAX, INT64_MAX
 from storefront.models import Variant
-
-MAX_ID = 2**63 - 1
-MAX_INT = 2**31 - 1
 
 SORTS = (
     "user",
@@ -31,7 +29,7 @@ class TimeFilters(serializers.Serializer):
     # Read by the paginator; bounded here so that no offset overflows the database.
     page = serializers.IntegerField(min_value=0, max_value=10**9, required=False)
     per_page = serializers.IntegerField(min_value=0, max_value=10**9, required=False)
-    since_id = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+    since_id = serializers.IntegerField(min_value=0, max_value=INT64_MAX, required=False)
     created_at_min = serializers.DateTimeField(required=False)
     created_at_max = serializers.DateTimeField(required=False)
     updated_at_min = serializers.DateTimeField(required=False)
@@ -44,17 +42,17 @@ class LanguageFilters(TimeFilters):
 
 
 class CategoryFilters(LanguageFilters):
-    parent_id = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False)
+    parent_id = serializers.IntegerField(min_value=0, max_value=INT64_MAX, required=False)
 
 
 class ProductFilters(LanguageFilters):
     ids = serializers.RegexField(r"^\d{1,18}(,\d{1,18}){0,29}$", required=False)
     q = serializers.CharField(max_length=200, required=False)
-    category_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    category_id = serializers.IntegerField(min_value=1, max_value=INT64_MAX, required=False)
     published = serializers.BooleanField(required=False)
     free_shipping = serializers.BooleanField(required=False)
-    max_stock = serializers.IntegerField(min_value=-MAX_INT, max_value=MAX_INT, required=False)
-    min_stock = serializers.IntegerField(min_value=-MAX_INT, max_value=MAX_INT, required=False)
+    max_stock = serializers.IntegerField(min_value=-INT32_MAX, max_value=INT32_MAX, required=False)
+    min_stock = serializers.IntegerField(min_value=-INT32_MAX, max_value=INT32_MAX, required=False)
     has_promotional_price = serializers.BooleanField(required=False)
     has_weight = serializers.BooleanField(required=False)
     has_all_dimensions = serializers.BooleanField(required=False)
@@ -64,7 +62,7 @@ class ProductFilters(LanguageFilters):
 
 class ImageFilters(TimeFilters):
     src = serializers.CharField(max_length=1000, required=False)
-    position = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
+    position = serializers.IntegerField(min_value=1, max_value=INT32_MAX, required=False)
 
 
 class ScriptFilters(TimeFilters):

@@ -5,6 +5,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter
 
+from config.limits import INT64_MAX
+
 ERROR_ANSWERS = {
     "400": 'Invalid JSON ({"error": ...}) or missing User-Agent',
     "401": "Missing or invalid access token, or a token of another store",
@@ -19,7 +21,6 @@ ERROR_BODY = {
     "type": "object",
     "description": '{"code", "message", "description"}, {"field": ["message"]} or {"error": ...}',
 }
-MAX_ID = 2**63 - 1
 
 
 class TiendanubeAutoSchema(AutoSchema):
@@ -44,7 +45,7 @@ class TiendanubeAutoSchema(AutoSchema):
         parameters = super()._resolve_path_parameters(variables)
         for parameter in parameters:
             if parameter["schema"].get("type") == "integer":
-                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
+                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": INT64_MAX}
         return parameters
 
     def _get_response_bodies(self, direction="response"):

@@ -11,13 +11,12 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.limits import INT32_MAX, INT64_MAX
 from storefront import images
 from storefront.api import rows
 from storefront.models import Category, Product, ProductImage, Script, Variant
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
-MAX_ID = 2**63 - 1
-MAX_INT = 2**31 - 1
 BLANK = "can't be blank"
 
 
@@ -150,7 +149,7 @@ class CategoryWriteSerializer(serializers.Serializer):
     description = I18nField(max_length=65535, required=False)
     handle = I18nField(max_length=255, required=False)
     parent = serializers.IntegerField(
-        min_value=1, max_value=MAX_ID, allow_null=True, required=False
+        min_value=1, max_value=INT64_MAX, allow_null=True, required=False
     )
     google_shopping_category = serializers.CharField(
         max_length=255, allow_null=True, allow_blank=True, required=False
@@ -179,7 +178,7 @@ class ProductImageWriteSerializer(serializers.Serializer):
     )
     attachment = serializers.CharField(required=False, write_only=True, trim_whitespace=False)
     filename = serializers.CharField(max_length=255, required=False, write_only=True)
-    position = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
+    position = serializers.IntegerField(min_value=1, max_value=INT32_MAX, required=False)
     alt = serializers.ListField(
         child=serializers.CharField(max_length=500, allow_blank=True), required=False, max_length=20
     )
@@ -251,7 +250,7 @@ class StockField(serializers.IntegerField):
     """An integer, or null / "" for stock that is not managed (infinite)."""
 
     def __init__(self, **kwargs):
-        super().__init__(min_value=-MAX_INT, max_value=MAX_INT, allow_null=True, **kwargs)
+        super().__init__(min_value=-INT32_MAX, max_value=INT32_MAX, allow_null=True, **kwargs)
 
     def validate_empty_values(self, data):
         if data == "":
@@ -260,11 +259,11 @@ class StockField(serializers.IntegerField):
 
 
 class VariantWriteSerializer(serializers.Serializer):
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    id = serializers.IntegerField(min_value=1, max_value=INT64_MAX, required=False)
     image_id = serializers.IntegerField(
-        min_value=1, max_value=MAX_ID, allow_null=True, required=False
+        min_value=1, max_value=INT64_MAX, allow_null=True, required=False
     )
-    position = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
+    position = serializers.IntegerField(min_value=1, max_value=INT32_MAX, required=False)
     price = _decimal(allow_null=True, required=False)
     compare_at_price = _decimal(allow_null=True, required=False)
     promotional_price = _decimal(allow_null=True, required=False)
@@ -299,8 +298,8 @@ class StockChangeSerializer(serializers.Serializer):
         ("replace", "variation"),
         error_messages={"invalid_choice": "Valid actions are 'replace', 'variation'."},
     )
-    value = serializers.IntegerField(min_value=-MAX_INT, max_value=MAX_INT, allow_null=True)
-    id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    value = serializers.IntegerField(min_value=-INT32_MAX, max_value=INT32_MAX, allow_null=True)
+    id = serializers.IntegerField(min_value=1, max_value=INT64_MAX, required=False)
 
     def validate(self, data):
         if data["action"] == "variation" and data["value"] is None:
@@ -375,7 +374,7 @@ class ProductWriteSerializer(serializers.Serializer):
     brand = serializers.CharField(max_length=200, allow_null=True, allow_blank=True, required=False)
     tags = serializers.CharField(max_length=1000, allow_blank=True, required=False)
     categories = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False
+        child=serializers.IntegerField(min_value=1, max_value=INT64_MAX), required=False
     )
     # Only on create; afterwards through the variants and images endpoints.
     variants = VariantWriteSerializer(many=True, required=False)

@@ -10,11 +10,11 @@ Tiendanube does. Field errors refuse the whole request (422 `Validation error` e
 
 from decimal import Decimal, InvalidOperation
 
-from storefront.api.exceptions import BadInput, InvalidFields, Unprocessable
+from config.limits import INT32_MAX, INT64_MAX
+from storefront.api.exceptions import BadInput, InvalidFields
+from storefront.errors import Unprocessable
 
 MAX_VARIANTS = 50
-MAX_ID = 2**63 - 1
-MAX_INT = 2**31 - 1
 MAX_PRICE = Decimal("999999999999.99")
 UNSET = object()
 
@@ -89,7 +89,7 @@ def _add(errors: dict, field: str, message: str) -> None:
 
 
 def _id(value, errors: dict) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= INT64_MAX:
         _add(errors, "id", "The id must be a positive integer.")
         return 0
     return value
@@ -139,6 +139,6 @@ def _stock(value, errors: dict) -> int | None:
         return None
     if value < 0:
         _add(errors, "stock", "The stock must be at least 0.")
-    elif value > MAX_INT:
-        _add(errors, "stock", f"The stock may not be greater than {MAX_INT}.")
+    elif value > INT32_MAX:
+        _add(errors, "stock", f"The stock may not be greater than {INT32_MAX}.")
     return value

@@ -13,12 +13,13 @@ from codehost.api import serializers
 from codehost.api.serializers import render_repository
 from codehost.errors import Forbidden, NotFound, Unprocessable
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
+from config.limits import INT64_MAX, INT64_MIN
 
 logger = logging.getLogger(__name__)
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
-TRUE_WORDS = {"1", "t", "true"}
-FALSE_WORDS = {"0", "f", "false"}
+PARSE_BOOL_TRUE = {"1", "t", "true"}
+PARSE_BOOL_FALSE = {"0", "f", "false"}
 
 # For one repository read on its own; lists load their relations in load_relations().
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
@@ -29,19 +30,16 @@ def query_bool(request, name: str, default: bool | None = False) -> bool | None:
     if value is None:
         return default
     value = value.strip().lower()
-    if value in TRUE_WORDS:
+    if value in PARSE_BOOL_TRUE:
         return True
-    if value in FALSE_WORDS:
+    if value in PARSE_BOOL_FALSE:
         return False
     raise Unprocessable(f"[{name}]: must be a boolean")
 
 
-# Gitea's integer parameters are int64: anything beyond is refused, never sent to the
-# database (where it overflows, or matches nothing by accident).
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
 def check_int64(name: str, value: int) -> int:
+    """Gitea's integer parameters are int64: anything beyond is refused, never sent to the
+    database (where it overflows, or matches nothing by accident)."""
     if not INT64_MIN <= value <= INT64_MAX:
         raise Unprocessable(f"[{name}]: value out of range")
     return value

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.limits import INT64_MAX
 from registry import access, audit, robots
 from registry.api import schema
 from registry.api.base import HarborViewMixin
@@ -75,7 +76,7 @@ def list_scope(q: str | None) -> tuple[str, int | None]:
         project_id = int(project_term.value) if isinstance(project_term, Exact) else 0
     except ValueError:
         project_id = 0
-    if not 0 < project_id < 2**63:
+    if not 0 < project_id <= INT64_MAX:
         raise BadRequest("ProjectID must be a positive integer")
     return Robot.Level.PROJECT, project_id
 

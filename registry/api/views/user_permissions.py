@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.limits import INT64_MAX, INT64_MIN
 from registry import access
 from registry.api import schema
 from registry.api.base import HarborViewMixin
@@ -22,16 +23,16 @@ from registry.api.serializers import PermissionSerializer
 from registry.models import Project
 
 PROJECT_SCOPE = re.compile(r"^/project/([^/]*)/?")
-INT64 = re.compile(r"[+-]?[0-9]+")
+INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def project_id_of(scope: str) -> int | None:
     """The project id a scope names, or None when it names no project namespace."""
     match = PROJECT_SCOPE.match(scope)
-    if not match or not INT64.fullmatch(match[1]):
+    if not match or not INTEGER.fullmatch(match[1]):
         return None
     project_id = int(match[1])
-    return project_id if -(2**63) <= project_id < 2**63 else None
+    return project_id if INT64_MIN <= project_id <= INT64_MAX else None
 
 
 def relative_to(resource: str, scope: str) -> str | None:
