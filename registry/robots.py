@@ -4,6 +4,11 @@ A robot signs in with `<robot_name_prefix><name>` and its secret wherever a user
 and is then allowed exactly its permissions: project ones (`kind: project`, a project name
 or `*` as namespace) and system ones (`kind: system`, namespace `/`). The secret is shown
 once; only its password hash is stored, and it is never logged.
+
+A project permission is bound to the project's id, as Harbor stores `/project/{id}`: the
+stored record keeps the name (shown on the wire as `namespace`) and the id (`project_id`,
+the one compared). Deleting a project removes its permissions from every robot, and a
+project created later under the same name is a different project.
 """
 
 import hashlib
@@ -126,10 +131,11 @@ class RobotPrincipal:
     def has_usable_password(self) -> bool:
         return True
 
-    def allows(self, kind: str, namespace: str, resource: str, action: str) -> bool:
-        """Whether a permission of `kind` on `namespace` grants `resource:action`."""
+    def allows(self, kind: str, scope, resource: str, action: str) -> bool:
+        """Whether a permission of `kind` on `scope` (a project's id, `*`, or `/` for the
+        system) grants `resource:action`."""
         for permission in self.robot.permissions:
-            if permission["kind"] != kind or permission["namespace"] not in (namespace, ALL):
+            if permission["kind"] != kind or scope_of(permission) not in (scope, ALL):
                 continue
             for access in permission["access"]:
                 if access.get("effect") == "deny":
@@ -138,9 +144,18 @@ class RobotPrincipal:
                     return True
         return False
 
-    def project_names(self) -> set[str]:
-        """Names of the projects it holds project permissions in (`*`: every project)."""
-        return {p["namespace"] for p in self.robot.permissions if p["kind"] == "project"}
+    def project_ids(self) -> set:
+        """Ids of the projects it holds project permissions in (`*`: every project)."""
+        scopes = {scope_of(p) for p in self.robot.permissions if p["kind"] == "project"}
+        return scopes - {None}
+
+
+def scope_of(permission: dict):
+    """What a stored permission applies to: the project id it is bound to, `*`, or `/`.
+    None for a project permission bound to no project (it grants nothing)."""
+    if permission["kind"] != "project" or permission["namespace"] == ALL:
+        return permission["namespace"]
+    return permission.get("project_id")
 
 
 def full_name(robot: Robot) -> str:
@@ -235,6 +250,52 @@ def check_settings(level, permissions, duration=None) -> None:
     _permissions(level, permissions)
 
 
+def _bind(clean: list[dict], project: Project | None) -> None:
+    """Bind each project permission to its project's id: a project robot's to its project,
+    a system robot's to the project its namespace names (404 as Harbor if none does)."""
+    named = [p for p in clean if p["kind"] == "project" and p["namespace"] != ALL]
+    if project is not None:
+        for permission in named:
+            permission.update(namespace=project.name, project_id=project.pk)
+        return
+    names = {p["namespace"] for p in named}
+    ids = dict(Project.objects.filter(name__in=names).values_list("name", "pk")) if names else {}
+    for permission in named:
+        if permission["namespace"] not in ids:
+            raise NotFound(f"project {permission['namespace']} not found")
+        permission["project_id"] = ids[permission["namespace"]]
+
+
+def unbind_project(project_id: int) -> None:
+    """Drop a deleted project's permissions from the system robots (its own robots go with
+    it), as Harbor drops them. Matching is by id, so any left behind by a racing change
+    grant nothing."""
+    changed = []
+    for robot in Robot.objects.filter(level=Robot.Level.SYSTEM).only("pk", "permissions"):
+        kept = [p for p in robot.permissions if p.get("project_id") != project_id]
+        if len(kept) != len(robot.permissions):
+            robot.permissions = kept
+            changed.append(robot)
+    Robot.objects.bulk_update(changed, ["permissions"])
+
+
+def _capped(expires_at: int, limit: int) -> int:
+    """An expiry no later than `limit` (-1: never)."""
+    if limit == -1:
+        return expires_at
+    return limit if expires_at == -1 else min(expires_at, limit)
+
+
+def _creator_limit(robot: Robot) -> int:
+    """The latest expiry a robot-made robot may have: its maker's (its own current one
+    once the maker is gone)."""
+    if robot.creator_type != "robot":
+        return -1
+    maker = Robot.objects.filter(pk=robot.creator_ref).values_list("expires_at", flat=True)
+    limit = maker.first()
+    return robot.expires_at if limit is None else limit
+
+
 def namespace_of(permissions) -> str:
     """The project a project robot belongs to, as its one permission names it."""
     return permissions[0].get("namespace") or ""
@@ -257,8 +318,7 @@ def create(
     check_name(name)
     check_settings(level, permissions, duration)
     clean = _permissions(level, permissions)
-    if level == Robot.Level.PROJECT:
-        clean[0]["namespace"] = project.name
+    _bind(clean, project if level == Robot.Level.PROJECT else None)
     maker = getattr(creator, "robot", None)
     if maker is not None and not within(clean, maker.permissions):
         raise Forbidden(
@@ -278,7 +338,8 @@ def create(
         project=project if level == Robot.Level.PROJECT else None,
         permissions=clean,
         duration=days,
-        expires_at=_expiry(days, time.time()),
+        # Deliberately tighter than Harbor: a robot-made robot never outlives its maker.
+        expires_at=_capped(_expiry(days, time.time()), maker.expires_at if maker else -1),
         disabled=bool(disable),
         creator_type="robot" if maker is not None else "local",
         creator_ref=maker.pk if maker is not None else getattr(creator, "pk", None) or 0,
@@ -294,9 +355,9 @@ def create(
 def within(wanted: list[dict], held: list[dict]) -> bool:
     """Harbor's rule for a robot creating a robot: each wanted permission is one the
     creator holds on that namespace (or on `*`), access item by access item."""
-    owned = {(p["kind"], p["namespace"]): p["access"] for p in held}
+    owned = {(p["kind"], scope_of(p)): p["access"] for p in held}
     for permission in wanted:
-        key = (permission["kind"], permission["namespace"])
+        key = (permission["kind"], scope_of(permission))
         access = owned.get(key, owned.get((permission["kind"], ALL)))
         if access is None or any(item not in access for item in permission["access"]):
             return False
@@ -318,15 +379,16 @@ def update(robot: Robot, body: dict) -> Robot:
     clean = _permissions(level, body.get("permissions"))
     if level != robot.level or body.get("name") != full_name(robot):
         raise BadRequest("cannot update the level or name of robot")
-    if robot.level == Robot.Level.PROJECT:
-        if clean[0]["namespace"] not in (robot.project.name, str(robot.project_id)):
-            raise BadRequest("cannot update the project id of robot")
-        clean[0]["namespace"] = robot.project.name
+    project = robot.project if robot.level == Robot.Level.PROJECT else None
+    if project is not None and clean[0]["namespace"] not in (project.name, str(project.pk)):
+        raise BadRequest("cannot update the project id of robot")
+    _bind(clean, project)
     days = body.get("duration")
     days = robot.duration if days is None else _duration(days, robot.duration)
     if days != robot.duration:
+        limit = _creator_limit(robot)
         robot.duration = days
-        robot.expires_at = _expiry(days, robot.creation_time.timestamp())
+        robot.expires_at = _capped(_expiry(days, robot.creation_time.timestamp()), limit)
     robot.description = body.get("description") or ""
     robot.disabled = bool(body.get("disable"))
     robot.permissions = clean
