@@ -8,8 +8,11 @@ import time
 
 import jwt
 import requests
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from registry import robots
+from registry.models import Robot
 from tests.registry.factories import PASSWORD, UserFactory
 from tests.security.registry_support import (  # noqa: F401
     Registry,
@@ -196,3 +199,41 @@ def test_a_maker_that_never_expires_imposes_no_cap(registry_url, owner, project)
     forever = make_child(registry_url, maker, secret, "child", -1)
     assert forever.status_code == 201, forever.text
     assert forever.json()["expires_at"] == -1
+
+
+def test_migration_binds_existing_permissions_by_id(transactional_db, owner):
+    """Robots stored before the binding: a project robot's permission is bound to its
+    project, a system robot's to the project its namespace names, and one naming no
+    project is dropped (it could otherwise reach a namesake created later)."""
+    executor = MigrationExecutor(connection)
+    executor.migrate([("registry", "0004_garbage_collection")])
+    apps = executor.loader.project_state([("registry", "0004_garbage_collection")]).apps
+    project = apps.get_model("registry", "Project").objects.create(name="team", owner_id=owner.pk)
+    robot_model = apps.get_model("registry", "Robot")
+    access = [{"resource": "repository", "action": "pull"}]
+
+    def old(name, level, namespaces, project=None):
+        permissions = [{"kind": "project", "namespace": n, "access": access} for n in namespaces]
+        return robot_model.objects.create(
+            name=name,
+            secret_hash="x",
+            level=level,
+            project=project,
+            permissions=permissions,
+            duration=-1,
+            expires_at=-1,
+        ).pk
+
+    own = old("team+ci", "project", ["team"], project)
+    system = old("ops", "system", ["team", "gone", "*"])
+    executor = MigrationExecutor(connection)
+    executor.migrate([("registry", "0005_robot_permissions_project_ids")])
+
+    bound = {r.pk: r.permissions for r in Robot.objects.all()}
+    assert bound[own] == [
+        {"kind": "project", "namespace": "team", "project_id": project.pk, "access": access}
+    ]
+    assert [(p["namespace"], p.get("project_id")) for p in bound[system]] == [
+        ("team", project.pk),
+        ("*", None),
+    ]
