@@ -3,12 +3,8 @@
 A robot signs in with `<robot_name_prefix><name>` and its secret wherever a user signs in,
 and is then allowed exactly its permissions: project ones (`kind: project`, a project name
 or `*` as namespace) and system ones (`kind: system`, namespace `/`). The secret is shown
-once; only its password hash is stored, and it is never logged.
-
-A project permission is bound to the project's id, as Harbor stores `/project/{id}`: the
-stored record keeps the name (shown on the wire as `namespace`) and the id (`project_id`,
-the one compared). Deleting a project removes its permissions from every robot, and a
-project created later under the same name is a different project.
+once; only its password hash is stored, and it is never logged. What may be granted, and
+what a permission applies to: registry.robot_permissions.
 """
 
 import hashlib
@@ -24,9 +20,10 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from config import signin_throttle
-from registry import configuration
+from registry import configuration, robot_permissions
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
+from registry.robot_permissions import ALL, scope_of
 
 NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
 # Harbor's secret rule: 8-128 characters with an upper case letter, a lower case letter and
@@ -39,72 +36,6 @@ MAX_DURATION_DAYS = 2**31 - 2
 # The stored name (`project+name` for project robots, whose project names take at most 255)
 # fits the column's 255 characters.
 MAX_NAME = 255
-LEVELS = (Robot.Level.SYSTEM, Robot.Level.PROJECT)
-ALL = "*"
-
-CRUD = "create read update delete list"
-
-
-def _policies(actions_by_resource: dict[str, str]) -> frozenset[str]:
-    return frozenset(
-        f"{resource}:{action}"
-        for resource, actions in actions_by_resource.items()
-        for action in actions.split()
-    )
-
-
-# What a robot may be granted, per permission kind (Harbor's rbac permission provider).
-PROJECT_POLICIES = _policies(
-    {
-        "log": "list",
-        "project": "read delete update",
-        "metadata": CRUD,
-        "repository": "read update delete list pull push",
-        "artifact": "read create list delete",
-        "scan": "create read stop",
-        "sbom": "create read stop",
-        "tag": "create list delete",
-        "accessory": "list",
-        "artifact-addition": "read",
-        "artifact-label": "create delete",
-        "scanner": "create read",
-        "preheat-policy": CRUD,
-        "immutable-tag": "create delete list update",
-        "notification-policy": CRUD,
-        "tag-retention": CRUD,
-        "label": CRUD,
-        "quota": "read",
-        "robot": "create read list delete",
-        "export-cve": "create read",
-        "member": CRUD,
-    }
-)
-SYSTEM_POLICIES = _policies(
-    {
-        "audit-log": "list",
-        "preheat-instance": CRUD,
-        "project": "list create",
-        "replication-policy": CRUD,
-        "replication": "read create list",
-        "replication-adapter": "list",
-        "registry": CRUD,
-        "scan-all": "read update stop create",
-        "system-volumes": "read",
-        "garbage-collection": "read create list update stop",
-        "purge-audit": "read create list update stop",
-        "jobservice-monitor": "list stop",
-        "scanner": CRUD,
-        "label": "read create delete update",
-        "security-hub": "read list",
-        "catalog": "read",
-        "quota": "read list update",
-        "robot": "create read list delete",
-        "user": CRUD,
-        "ldap-user": "create list",
-        "user-group": CRUD,
-    }
-)
-POLICIES = {"project": PROJECT_POLICIES, "system": SYSTEM_POLICIES}
 
 
 class RobotPrincipal:
@@ -150,14 +81,6 @@ class RobotPrincipal:
         return scopes - {None}
 
 
-def scope_of(permission: dict):
-    """What a stored permission applies to: the project id it is bound to, `*`, or `/`.
-    None for a project permission bound to no project (it grants nothing)."""
-    if permission["kind"] != "project" or permission["namespace"] == ALL:
-        return permission["namespace"]
-    return permission.get("project_id")
-
-
 def full_name(robot: Robot) -> str:
     return configuration.get("robot_name_prefix") + robot.name
 
@@ -198,45 +121,6 @@ def _duration(value, default: int) -> int:
     return value
 
 
-def _permissions(level: str, permissions) -> list[dict]:
-    """Harbor's checks on the level and permissions, and the normalised permissions."""
-    if level not in LEVELS:
-        raise BadRequest(f"bad request error level input: {level or ''}")
-    if not permissions:
-        raise BadRequest("bad request empty permission")
-    for permission in permissions:
-        if permission is None:
-            raise BadRequest("bad request empty permission")
-        if not permission.get("access") or None in permission["access"]:
-            raise BadRequest("bad request empty access")
-    # A project robot holds one project's permission.
-    if level == Robot.Level.PROJECT and len(permissions) > 1:
-        raise BadRequest("bad request permission")
-    clean = []
-    for permission in permissions:
-        kind = permission.get("kind") or ""
-        if kind not in POLICIES:
-            raise BadRequest(f"bad request permission level: {kind}")
-        access = []
-        for item in permission["access"]:
-            resource, action = item.get("resource") or "", item.get("action") or ""
-            if f"{resource}:{action}" not in POLICIES[kind]:
-                raise BadRequest(f"bad request permission: {resource}:{action}")
-            entry = {"resource": resource, "action": action}
-            if item.get("effect"):
-                entry["effect"] = item["effect"]
-            access.append(entry)
-        namespace = permission.get("namespace") or ""
-        if kind == "system":
-            namespace = "/"
-        elif not namespace:
-            raise BadRequest("bad request permission: empty namespace")
-        clean.append({"kind": kind, "namespace": namespace, "access": access})
-    if level == Robot.Level.PROJECT and clean[0]["kind"] != "project":
-        raise BadRequest("bad request permission")
-    return clean
-
-
 def check_name(name) -> None:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise BadRequest("robot name is not in lower case or contains illegal characters")
@@ -247,36 +131,7 @@ def check_name(name) -> None:
 def check_settings(level, permissions, duration=None) -> None:
     """The checks Harbor makes before deciding who may change a robot: 400 on bad input."""
     _duration(duration, 1)
-    _permissions(level, permissions)
-
-
-def _bind(clean: list[dict], project: Project | None) -> None:
-    """Bind each project permission to its project's id: a project robot's to its project,
-    a system robot's to the project its namespace names (404 as Harbor if none does)."""
-    named = [p for p in clean if p["kind"] == "project" and p["namespace"] != ALL]
-    if project is not None:
-        for permission in named:
-            permission.update(namespace=project.name, project_id=project.pk)
-        return
-    names = {p["namespace"] for p in named}
-    ids = dict(Project.objects.filter(name__in=names).values_list("name", "pk")) if names else {}
-    for permission in named:
-        if permission["namespace"] not in ids:
-            raise NotFound(f"project {permission['namespace']} not found")
-        permission["project_id"] = ids[permission["namespace"]]
-
-
-def unbind_project(project_id: int) -> None:
-    """Drop a deleted project's permissions from the system robots (its own robots go with
-    it), as Harbor drops them. Matching is by id, so any left behind by a racing change
-    grant nothing."""
-    changed = []
-    for robot in Robot.objects.filter(level=Robot.Level.SYSTEM).only("pk", "permissions"):
-        kept = [p for p in robot.permissions if p.get("project_id") != project_id]
-        if len(kept) != len(robot.permissions):
-            robot.permissions = kept
-            changed.append(robot)
-    Robot.objects.bulk_update(changed, ["permissions"])
+    robot_permissions.normalised(level, permissions)
 
 
 def _capped(expires_at: int, limit: int) -> int:
@@ -317,10 +172,10 @@ def create(
     """A new robot and its secret (the only time the secret exists in clear)."""
     check_name(name)
     check_settings(level, permissions, duration)
-    clean = _permissions(level, permissions)
-    _bind(clean, project if level == Robot.Level.PROJECT else None)
+    clean = robot_permissions.normalised(level, permissions)
+    robot_permissions.bind(clean, project if level == Robot.Level.PROJECT else None)
     maker = getattr(creator, "robot", None)
-    if maker is not None and not within(clean, maker.permissions):
+    if maker is not None and not robot_permissions.within(clean, maker.permissions):
         raise Forbidden(
             "permission scope is invalid. It must be equal to or more restrictive than the "
             f"creator robot's permissions: {creator.get_username()}"
@@ -352,18 +207,6 @@ def create(
     return robot, secret
 
 
-def within(wanted: list[dict], held: list[dict]) -> bool:
-    """Harbor's rule for a robot creating a robot: each wanted permission is one the
-    creator holds on that namespace (or on `*`), access item by access item."""
-    owned = {(p["kind"], scope_of(p)): p["access"] for p in held}
-    for permission in wanted:
-        key = (permission["kind"], scope_of(permission))
-        access = owned.get(key, owned.get((permission["kind"], ALL)))
-        if access is None or any(item not in access for item in permission["access"]):
-            return False
-    return True
-
-
 def get(robot_id: int) -> Robot:
     robot = Robot.objects.select_related("project").filter(pk=robot_id).first()
     if robot is None:
@@ -376,13 +219,13 @@ def update(robot: Robot, body: dict) -> Robot:
     """Harbor's PUT: description, disable, duration and permissions change; the name,
     level and project may not."""
     level = body.get("level") or ""
-    clean = _permissions(level, body.get("permissions"))
+    clean = robot_permissions.normalised(level, body.get("permissions"))
     if level != robot.level or body.get("name") != full_name(robot):
         raise BadRequest("cannot update the level or name of robot")
     project = robot.project if robot.level == Robot.Level.PROJECT else None
     if project is not None and clean[0]["namespace"] not in (project.name, str(project.pk)):
         raise BadRequest("cannot update the project id of robot")
-    _bind(clean, project)
+    robot_permissions.bind(clean, project)
     days = body.get("duration")
     days = robot.duration if days is None else _duration(days, robot.duration)
     if days != robot.duration:
