@@ -5,6 +5,7 @@ name by someone else is out of its reach; and a robot made by a robot expires no
 its maker."""
 
 import time
+from types import SimpleNamespace
 
 import jwt
 import requests
@@ -187,7 +188,7 @@ def test_robot_made_by_a_robot_expires_no_later_than_its_maker(
 
     # A day and a bit later (the live server runs in this process).
     later = time.time() + 2 * 86400
-    monkeypatch.setattr(robots.time, "time", lambda: later)
+    monkeypatch.setattr(robots, "time", SimpleNamespace(time=lambda: later))
     assert Registry(registry_url, maker, secret).request("GET", "/v2/").status_code == 401
     assert child.request("GET", "/v2/").status_code == 401
     other = Registry(registry_url, longer.json()["name"], longer.json()["secret"])
