@@ -87,7 +87,7 @@ def robot_of(user):
 
 def robot_allows(robot, project: Project, key: str) -> bool:
     resource, action = ROBOT_POLICY.get(key, key).split(":")
-    return robot.allows("project", project.name, resource, action)
+    return robot.allows("project", project.pk, resource, action)
 
 
 def is_sysadmin(user) -> bool:
@@ -140,8 +140,8 @@ def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
         return queryset.filter(is_public=True)
     robot = robot_of(user)
     if robot:
-        names = robot.project_names()
-        return queryset if "*" in names else queryset.filter(Q(is_public=True) | Q(name__in=names))
+        ids = robot.project_ids()
+        return queryset if "*" in ids else queryset.filter(Q(is_public=True) | Q(pk__in=ids))
     member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
 

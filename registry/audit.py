@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from registry import access, configuration
-from registry.models import AuditLog, Project, ProjectMember
+from registry.models import AuditLog, ProjectMember
 
 logger = logging.getLogger("registry.audit")
 
@@ -99,10 +99,10 @@ def readable(user) -> QuerySet:
     if robot is not None:
         if robot.allows("system", "/", "audit-log", "list"):
             return logs
-        names = [n for n in robot.project_names() if robot.allows("project", n, "log", "list")]
-        if "*" in names:
+        ids = [i for i in robot.project_ids() if robot.allows("project", i, "log", "list")]
+        if "*" in ids:
             return logs.exclude(project_id=0)
-        return logs.filter(project_id__in=Project.objects.filter(name__in=names).values("pk"))
+        return logs.filter(project_id__in=ids)
     members = ProjectMember.objects.filter(
         access.membership_filter(user), role__in=[int(role) for role in LOG_READERS]
     )

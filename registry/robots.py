@@ -3,7 +3,8 @@
 A robot signs in with `<robot_name_prefix><name>` and its secret wherever a user signs in,
 and is then allowed exactly its permissions: project ones (`kind: project`, a project name
 or `*` as namespace) and system ones (`kind: system`, namespace `/`). The secret is shown
-once; only its password hash is stored, and it is never logged.
+once; only its password hash is stored, and it is never logged. What may be granted, and
+what a permission applies to: registry.robot_permissions.
 """
 
 import hashlib
@@ -19,9 +20,10 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from config import signin_throttle
-from registry import configuration
+from registry import configuration, robot_permissions
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
+from registry.robot_permissions import ALL, scope_of
 
 NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
 # Harbor's secret rule: 8-128 characters with an upper case letter, a lower case letter and
@@ -34,72 +36,6 @@ MAX_DURATION_DAYS = 2**31 - 2
 # The stored name (`project+name` for project robots, whose project names take at most 255)
 # fits the column's 255 characters.
 MAX_NAME = 255
-LEVELS = (Robot.Level.SYSTEM, Robot.Level.PROJECT)
-ALL = "*"
-
-CRUD = "create read update delete list"
-
-
-def _policies(actions_by_resource: dict[str, str]) -> frozenset[str]:
-    return frozenset(
-        f"{resource}:{action}"
-        for resource, actions in actions_by_resource.items()
-        for action in actions.split()
-    )
-
-
-# What a robot may be granted, per permission kind (Harbor's rbac permission provider).
-PROJECT_POLICIES = _policies(
-    {
-        "log": "list",
-        "project": "read delete update",
-        "metadata": CRUD,
-        "repository": "read update delete list pull push",
-        "artifact": "read create list delete",
-        "scan": "create read stop",
-        "sbom": "create read stop",
-        "tag": "create list delete",
-        "accessory": "list",
-        "artifact-addition": "read",
-        "artifact-label": "create delete",
-        "scanner": "create read",
-        "preheat-policy": CRUD,
-        "immutable-tag": "create delete list update",
-        "notification-policy": CRUD,
-        "tag-retention": CRUD,
-        "label": CRUD,
-        "quota": "read",
-        "robot": "create read list delete",
-        "export-cve": "create read",
-        "member": CRUD,
-    }
-)
-SYSTEM_POLICIES = _policies(
-    {
-        "audit-log": "list",
-        "preheat-instance": CRUD,
-        "project": "list create",
-        "replication-policy": CRUD,
-        "replication": "read create list",
-        "replication-adapter": "list",
-        "registry": CRUD,
-        "scan-all": "read update stop create",
-        "system-volumes": "read",
-        "garbage-collection": "read create list update stop",
-        "purge-audit": "read create list update stop",
-        "jobservice-monitor": "list stop",
-        "scanner": CRUD,
-        "label": "read create delete update",
-        "security-hub": "read list",
-        "catalog": "read",
-        "quota": "read list update",
-        "robot": "create read list delete",
-        "user": CRUD,
-        "ldap-user": "create list",
-        "user-group": CRUD,
-    }
-)
-POLICIES = {"project": PROJECT_POLICIES, "system": SYSTEM_POLICIES}
 
 
 class RobotPrincipal:
@@ -126,10 +62,11 @@ class RobotPrincipal:
     def has_usable_password(self) -> bool:
         return True
 
-    def allows(self, kind: str, namespace: str, resource: str, action: str) -> bool:
-        """Whether a permission of `kind` on `namespace` grants `resource:action`."""
+    def allows(self, kind: str, scope, resource: str, action: str) -> bool:
+        """Whether a permission of `kind` on `scope` (a project's id, `*`, or `/` for the
+        system) grants `resource:action`."""
         for permission in self.robot.permissions:
-            if permission["kind"] != kind or permission["namespace"] not in (namespace, ALL):
+            if permission["kind"] != kind or scope_of(permission) not in (scope, ALL):
                 continue
             for access in permission["access"]:
                 if access.get("effect") == "deny":
@@ -138,9 +75,10 @@ class RobotPrincipal:
                     return True
         return False
 
-    def project_names(self) -> set[str]:
-        """Names of the projects it holds project permissions in (`*`: every project)."""
-        return {p["namespace"] for p in self.robot.permissions if p["kind"] == "project"}
+    def project_ids(self) -> set:
+        """Ids of the projects it holds project permissions in (`*`: every project)."""
+        scopes = {scope_of(p) for p in self.robot.permissions if p["kind"] == "project"}
+        return scopes - {None}
 
 
 def full_name(robot: Robot) -> str:
@@ -183,45 +121,6 @@ def _duration(value, default: int) -> int:
     return value
 
 
-def _permissions(level: str, permissions) -> list[dict]:
-    """Harbor's checks on the level and permissions, and the normalised permissions."""
-    if level not in LEVELS:
-        raise BadRequest(f"bad request error level input: {level or ''}")
-    if not permissions:
-        raise BadRequest("bad request empty permission")
-    for permission in permissions:
-        if permission is None:
-            raise BadRequest("bad request empty permission")
-        if not permission.get("access") or None in permission["access"]:
-            raise BadRequest("bad request empty access")
-    # A project robot holds one project's permission.
-    if level == Robot.Level.PROJECT and len(permissions) > 1:
-        raise BadRequest("bad request permission")
-    clean = []
-    for permission in permissions:
-        kind = permission.get("kind") or ""
-        if kind not in POLICIES:
-            raise BadRequest(f"bad request permission level: {kind}")
-        access = []
-        for item in permission["access"]:
-            resource, action = item.get("resource") or "", item.get("action") or ""
-            if f"{resource}:{action}" not in POLICIES[kind]:
-                raise BadRequest(f"bad request permission: {resource}:{action}")
-            entry = {"resource": resource, "action": action}
-            if item.get("effect"):
-                entry["effect"] = item["effect"]
-            access.append(entry)
-        namespace = permission.get("namespace") or ""
-        if kind == "system":
-            namespace = "/"
-        elif not namespace:
-            raise BadRequest("bad request permission: empty namespace")
-        clean.append({"kind": kind, "namespace": namespace, "access": access})
-    if level == Robot.Level.PROJECT and clean[0]["kind"] != "project":
-        raise BadRequest("bad request permission")
-    return clean
-
-
 def check_name(name) -> None:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise BadRequest("robot name is not in lower case or contains illegal characters")
@@ -232,7 +131,24 @@ def check_name(name) -> None:
 def check_settings(level, permissions, duration=None) -> None:
     """The checks Harbor makes before deciding who may change a robot: 400 on bad input."""
     _duration(duration, 1)
-    _permissions(level, permissions)
+    robot_permissions.normalised(level, permissions)
+
+
+def _capped(expires_at: int, limit: int) -> int:
+    """An expiry no later than `limit` (-1: never)."""
+    if limit == -1:
+        return expires_at
+    return limit if expires_at == -1 else min(expires_at, limit)
+
+
+def _creator_limit(robot: Robot) -> int:
+    """The latest expiry a robot-made robot may have: its maker's (its own current one
+    once the maker is gone)."""
+    if robot.creator_type != "robot":
+        return -1
+    maker = Robot.objects.filter(pk=robot.creator_ref).values_list("expires_at", flat=True)
+    limit = maker.first()
+    return robot.expires_at if limit is None else limit
 
 
 def namespace_of(permissions) -> str:
@@ -256,11 +172,10 @@ def create(
     """A new robot and its secret (the only time the secret exists in clear)."""
     check_name(name)
     check_settings(level, permissions, duration)
-    clean = _permissions(level, permissions)
-    if level == Robot.Level.PROJECT:
-        clean[0]["namespace"] = project.name
+    clean = robot_permissions.normalised(level, permissions)
+    robot_permissions.bind(clean, project if level == Robot.Level.PROJECT else None)
     maker = getattr(creator, "robot", None)
-    if maker is not None and not within(clean, maker.permissions):
+    if maker is not None and not robot_permissions.within(clean, maker.permissions):
         raise Forbidden(
             "permission scope is invalid. It must be equal to or more restrictive than the "
             f"creator robot's permissions: {creator.get_username()}"
@@ -278,7 +193,8 @@ def create(
         project=project if level == Robot.Level.PROJECT else None,
         permissions=clean,
         duration=days,
-        expires_at=_expiry(days, time.time()),
+        # Deliberately tighter than Harbor: a robot-made robot never outlives its maker.
+        expires_at=_capped(_expiry(days, time.time()), maker.expires_at if maker else -1),
         disabled=bool(disable),
         creator_type="robot" if maker is not None else "local",
         creator_ref=maker.pk if maker is not None else getattr(creator, "pk", None) or 0,
@@ -289,18 +205,6 @@ def create(
     except IntegrityError as exc:
         raise Conflict(f"robot account {robot.project_id or 0}:{stored} already exists") from exc
     return robot, secret
-
-
-def within(wanted: list[dict], held: list[dict]) -> bool:
-    """Harbor's rule for a robot creating a robot: each wanted permission is one the
-    creator holds on that namespace (or on `*`), access item by access item."""
-    owned = {(p["kind"], p["namespace"]): p["access"] for p in held}
-    for permission in wanted:
-        key = (permission["kind"], permission["namespace"])
-        access = owned.get(key, owned.get((permission["kind"], ALL)))
-        if access is None or any(item not in access for item in permission["access"]):
-            return False
-    return True
 
 
 def get(robot_id: int) -> Robot:
@@ -315,18 +219,19 @@ def update(robot: Robot, body: dict) -> Robot:
     """Harbor's PUT: description, disable, duration and permissions change; the name,
     level and project may not."""
     level = body.get("level") or ""
-    clean = _permissions(level, body.get("permissions"))
+    clean = robot_permissions.normalised(level, body.get("permissions"))
     if level != robot.level or body.get("name") != full_name(robot):
         raise BadRequest("cannot update the level or name of robot")
-    if robot.level == Robot.Level.PROJECT:
-        if clean[0]["namespace"] not in (robot.project.name, str(robot.project_id)):
-            raise BadRequest("cannot update the project id of robot")
-        clean[0]["namespace"] = robot.project.name
+    project = robot.project if robot.level == Robot.Level.PROJECT else None
+    if project is not None and clean[0]["namespace"] not in (project.name, str(project.pk)):
+        raise BadRequest("cannot update the project id of robot")
+    robot_permissions.bind(clean, project)
     days = body.get("duration")
     days = robot.duration if days is None else _duration(days, robot.duration)
     if days != robot.duration:
+        limit = _creator_limit(robot)
         robot.duration = days
-        robot.expires_at = _expiry(days, robot.creation_time.timestamp())
+        robot.expires_at = _capped(_expiry(days, robot.creation_time.timestamp()), limit)
     robot.description = body.get("description") or ""
     robot.disabled = bool(body.get("disable"))
     robot.permissions = clean

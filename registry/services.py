@@ -15,7 +15,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from config import account_deletion
-from registry import audit, configuration, ldap
+from registry import audit, configuration, ldap, robot_permissions
 from registry.distribution import usage
 from registry.errors import (
     BadRequest,
@@ -228,6 +228,7 @@ def delete_project(project: Project) -> None:
         raise PreconditionFailed(
             "precondition failed: the project contains repositories, can not be deleted"
         )
+    robot_permissions.unbind_project(locked.pk)
     locked.delete()
 
 

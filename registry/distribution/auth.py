@@ -56,7 +56,7 @@ def live_actions(user, repository_name: str) -> set[str]:
         granted = {
             action
             for action, (resource, verb) in ROBOT_ACTIONS.items()
-            if robot.allows("project", project.name, resource, verb)
+            if robot.allows("project", project.pk, resource, verb)
         }
         if access.project_is_public(project):
             granted.add("pull")

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.limits import INT64_MAX
-from registry import access, audit, robots
+from registry import access, audit, robot_permissions, robots
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, Exact, QuerySpec, parse_q
@@ -65,7 +65,7 @@ def list_scope(q: str | None) -> tuple[str, int | None]:
     level_term = terms.get("level")
     if level_term is None:
         return Robot.Level.SYSTEM, None
-    if not isinstance(level_term, Exact) or level_term.value not in robots.LEVELS:
+    if not isinstance(level_term, Exact) or level_term.value not in robot_permissions.LEVELS:
         raise BadRequest("bad request error level input")
     if level_term.value == Robot.Level.SYSTEM:
         return Robot.Level.SYSTEM, None
