@@ -3,6 +3,7 @@
 password). Any credential that is present but wrong is 401, even on public endpoints.
 """
 
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -14,6 +15,7 @@ from codehost.models import AccessToken
 from config.auth import check_password_cached, hash_token, parse_basic
 
 INVALID_CREDENTIALS = "invalid username, password or token"
+TOKEN_SHAPE = re.compile(r"[0-9a-fA-F]{40}")
 # last_used_at is refreshed at most this often, so reads do not each cost a write.
 LAST_USED_GRANULARITY = timedelta(minutes=1)
 
@@ -27,7 +29,9 @@ class Credential:
 
 
 def user_for_token(raw: str) -> AccessToken | None:
-    if not raw:
+    # Gitea looks up only what has a token's shape (40 hex digits): a password sent by Basic
+    # costs no token query.
+    if not TOKEN_SHAPE.fullmatch(raw or ""):
         return None
     token = (
         AccessToken.objects.select_related("user__codehost_owner")

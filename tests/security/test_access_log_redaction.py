@@ -5,6 +5,7 @@ the referer, are written as [REDACTED]; the rest of the line stays useful."""
 import pytest
 import requests
 
+from tests.conftest import wait_until
 from tests.registry_oci.test_gunicorn import web_server
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +35,12 @@ def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
                 headers={"Referer": f"https://app.example.com/cb?token={SECRETS['token']}"},
                 timeout=30,
             )
+        # gunicorn writes a request's line after its response: wait for all three
+        # before the server is stopped.
+        wait_until(
+            lambda: log_path.read_text().count('"GET /') >= len(paths),
+            message="the access log lines",
+        )
     log = log_path.read_text()
     for secret in SECRETS.values():
         assert secret not in log
