@@ -1,8 +1,12 @@
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse
 
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin
 from registry import services
 from registry.errors import PreconditionFailed
+from registry.gc import services as gc_services
 from registry.models import (
     Artifact,
     ArtifactLabel,
@@ -219,7 +223,35 @@ from registry.distribution import admin as distribution_admin  # noqa: E402,F401
 
 @admin.register(GCExecution)
 class GCExecutionAdmin(SystemRecordAdmin):
-    """Runs are started through POST /api/v2.0/system/gc/schedule (or its schedule)."""
+    """Runs are started here (a button above the list, for superusers: what Harbor's API
+    requires), through POST /api/v2.0/system/gc/schedule, or by its schedule; all three
+    through the same service, one run at a time."""
+
+    change_list_template = "admin/registry/gcexecution/change_list.html"
+
+    def get_urls(self):
+        run = path("run/", self.admin_site.admin_view(self.run_now), name="registry_gc_run")
+        return [run, *super().get_urls()]
+
+    def run_now(self, request):
+        changelist = reverse("admin:registry_gcexecution_changelist")
+        if request.method != "POST":
+            return HttpResponseRedirect(changelist)
+        if not request.user.is_superuser:
+            raise PermissionDenied
+        dry_run = bool(request.POST.get("dry_run"))
+        try:
+            execution = gc_services.start(
+                delete_untagged=False, dry_run=dry_run, trigger=GCExecution.Trigger.MANUAL
+            )
+        except gc_services.AlreadyRunning as error:
+            self.message_user(request, str(error).capitalize() + ".", messages.WARNING)
+            return HttpResponseRedirect(changelist)
+        self.log_addition(
+            request, execution, "Started from the admin" + (" (dry run)." if dry_run else ".")
+        )
+        self.message_user(request, f"Garbage collection {execution.pk} queued.")
+        return HttpResponseRedirect(changelist)
 
     list_display = [
         "id",

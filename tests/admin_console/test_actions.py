@@ -278,3 +278,31 @@ def test_sync_now_follows_the_apis_refusals(console, settings, django_capture_on
     assert "Mirror feature is disabled." in page.content.decode()
     assert queued == []
     assert Mirror.objects.filter(sync_state=Mirror.SyncState.IDLE).count() == 2
+
+
+def test_garbage_collection_runs_from_the_console_one_at_a_time(
+    console, bystander, client, django_capture_on_commit_callbacks
+):
+    from django.contrib.admin.models import ADDITION
+
+    from registry.gc.models import GCExecution
+
+    listing = console.get("/admin/registry/gcexecution/").content.decode()
+    assert "Run garbage collection now" in listing
+    with django_capture_on_commit_callbacks() as queued:
+        page = console.post("/admin/registry/gcexecution/run/", {"dry_run": "1"}, follow=True)
+    execution = GCExecution.objects.get()
+    assert (execution.dry_run, execution.trigger) == (True, "MANUAL")
+    assert len(queued) == 1
+    assert f"Garbage collection {execution.pk} queued." in page.content.decode()
+    assert LogEntry.objects.filter(
+        object_id=str(execution.pk), action_flag=ADDITION, change_message__contains="dry run"
+    ).exists()
+    # One at a time, as through the API (409 there).
+    page = console.post("/admin/registry/gcexecution/run/", {"dry_run": ""}, follow=True)
+    assert "already pending or running" in page.content.decode()
+    assert GCExecution.objects.count() == 1
+    # A non-staff account starts nothing.
+    client.force_login(bystander)
+    client.post("/admin/registry/gcexecution/run/")
+    assert GCExecution.objects.count() == 1
