@@ -1,6 +1,8 @@
+import asyncio
 import base64
 
 import pytest
+from harborapi import HarborAsyncClient
 from rest_framework.test import APIClient
 
 from registry import configuration
@@ -58,3 +60,20 @@ def fresh_configuration():
     configuration.invalidate()
     yield
     configuration.invalidate()
+
+
+# harborapi, Harbor's own async client, against a live server.
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+@pytest.fixture
+def harbor(live_server):
+    UserFactory(username="admin", is_superuser=True, is_staff=True)
+
+    def client(username="admin", password=PASSWORD):
+        return HarborAsyncClient(
+            url=live_server.url + "/api/v2.0", username=username, secret=password
+        )
+
+    return client

@@ -4,7 +4,6 @@ error parsing, Location headers, double-encoded repository names, bodiless answe
 import asyncio
 
 import pytest
-from harborapi import HarborAsyncClient
 from harborapi.exceptions import Conflict, Forbidden, NotFound, PreconditionFailed
 from harborapi.models import (
     Configurations,
@@ -15,25 +14,10 @@ from harborapi.models import (
 )
 
 from registry.models import Project
-from tests.registry.factories import PASSWORD, UserFactory, push
+from tests.registry.conftest import run
+from tests.registry.factories import UserFactory, push
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
-@pytest.fixture
-def harbor(live_server):
-    UserFactory(username="admin", is_superuser=True, is_staff=True)
-
-    def client(username="admin", password=PASSWORD):
-        return HarborAsyncClient(
-            url=live_server.url + "/api/v2.0", username=username, secret=password
-        )
-
-    return client
 
 
 def test_projects_lifecycle_and_link_paging(harbor):

@@ -1,31 +1,13 @@
 """Robot accounts and the audit log driven by harborapi against a live server."""
 
-import asyncio
-
 import pytest
-from harborapi import HarborAsyncClient
 from harborapi.exceptions import BadRequest, Forbidden, NotFound, Unauthorized
 from harborapi.models import Access, ProjectReq, Robot, RobotCreate, RobotPermission
 
-from tests.registry.factories import PASSWORD, UserFactory
+from tests.registry.conftest import run
+from tests.registry.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
-@pytest.fixture
-def harbor(live_server):
-    UserFactory(username="admin", is_superuser=True, is_staff=True)
-
-    def client(username="admin", password=PASSWORD):
-        return HarborAsyncClient(
-            url=live_server.url + "/api/v2.0", username=username, secret=password
-        )
-
-    return client
 
 
 def pusher(project: str, name: str = "ci") -> RobotCreate:
