@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def server(django_db_setup, django_db_blocker, tmp_path_factory):
     log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
     # Enough room in the store API's bucket for every client.
-    with gunicorn(database_url(), log, STOREFRONT_RATE_LIMIT_SIZE=CLIENTS * 2) as base:
+    with gunicorn(database_url(), log, STOREFRONT_RATE_LIMIT_SIZE=CLIENTS * 2) as (base, _):
         yield base
     assert b"database is locked" not in log.read_bytes()
 

@@ -3,14 +3,11 @@ test database and DATA_DIR: blob bodies read from its socket, and an upload that
 the server being killed mid-upload.
 """
 
-import contextlib
 import hashlib
 import http.client
 import os
 import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,41 +15,16 @@ import requests
 from django.conf import settings
 
 from registry.distribution import token
-from tests.conftest import ROOT, database_url, wait_until
+from tests.conftest import database_url, wait_until
 from tests.registry_oci.conftest import sha256
-from tests.services.servers import free_port, wait_for_port
+from tests.services.web import gunicorn
 
 NAME = "team/app"
 
 
-@contextlib.contextmanager
 def web_server(log_path: Path):
     """gunicorn (one worker) on the test database; yields (base URL, process)."""
-    port = free_port()
-    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "1",
-        "WEB_THREADS": "2",
-    }
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(
-            [gunicorn, "-c", "python:config.gunicorn", "config.wsgi"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for_port(port, process, log_path, seconds=120)
-        yield f"http://127.0.0.1:{port}", process
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+    return gunicorn(database_url(), log_path, workers=1, threads=2)
 
 
 @pytest.fixture

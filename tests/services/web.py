@@ -15,7 +15,8 @@ GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
 
 @contextlib.contextmanager
 def gunicorn(database_url: str, log_path: Path, workers: int = 3, threads: int = 8, **env):
-    """Yields the base URL of a gunicorn serving config.wsgi; `env` adds settings."""
+    """Yields (base URL, process) of a gunicorn serving config.wsgi; `env` adds settings.
+    Stopped with SIGTERM, so its last access-log lines are written."""
     port = free_port()
     environment = {
         **os.environ,
@@ -36,7 +37,7 @@ def gunicorn(database_url: str, log_path: Path, workers: int = 3, threads: int =
         )
     try:
         wait_for_port(port, process, log_path, seconds=120)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", process
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
