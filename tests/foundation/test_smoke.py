@@ -2,15 +2,14 @@
 
 import os
 import re
-import signal
 import subprocess
-import sys
 import time
 
 import requests
 
-from tests.conftest import ROOT, wait_until
+from tests.conftest import wait_until
 from tests.services.servers import free_port
+from tests.services.web import serve
 
 
 def test_make_run_serves_health_admin_and_worker(tmp_path):
@@ -22,17 +21,8 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
         "PORT": str(port),
     }
     log_path = tmp_path / "serve.log"
-    with log_path.open("wb") as log:
-        server = subprocess.Popen(
-            [sys.executable, "manage.py", "serve"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
     base = f"http://127.0.0.1:{port}"
-    try:
+    with serve(env, log_path) as server:
 
         def health():
             assert server.poll() is None, log_path.read_text()[-4000:]
@@ -67,13 +57,6 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
         assert login.status_code == 200
         assert login.url == f"{base}/admin/"
         assert "Site administration" in login.text
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            raise
     # One signal to the group stopped web, worker and beat: nothing listens any more.
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-g", str(server.pid)], capture_output=True).stdout == b""

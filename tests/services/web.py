@@ -46,3 +46,30 @@ def gunicorn(database_url: str, log_path: Path, workers: int = 3, threads: int =
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def serve(env: dict, log_path: Path):
+    """`manage.py serve` (web, worker and beat in one process group) with exactly `env`;
+    yields its process once the port in env["PORT"] answers. Stopped as an operator
+    would, with one SIGTERM to the group; still running after 30 s is a failure."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for_port(int(env["PORT"]), process, log_path, seconds=180)
+        yield process
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+            raise

@@ -7,7 +7,6 @@ import hashlib
 import hmac
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -16,7 +15,8 @@ import pytest
 import requests
 
 from tests.conftest import ROOT, wait_until
-from tests.services.servers import free_port, wait_for_port
+from tests.services.servers import free_port
+from tests.services.web import serve
 from tests.storefront_webhooks.receiver import Receiver
 
 SEED = """
@@ -45,25 +45,8 @@ def embedded_default(tmp_path):
     env["STOREFRONT_WEBHOOK_ALLOW_INSECURE"] = "true"
     env["STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS"] = "true"
     log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_for_port(port, process, log, seconds=180)
+    with serve(env, log):
         yield f"http://127.0.0.1:{port}", env, log
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
 
 
 @pytest.mark.sqlite_only(reason="starts its own embedded default; once per `make test`")
