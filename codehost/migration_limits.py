@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Count, Q
 from rest_framework.exceptions import APIException
 
-from codehost.migration_models import MigrationTask
+from codehost.models import MigrationTask
 
 # Most migrations take seconds; a refused caller comes back after this.
 RETRY_AFTER_SECONDS = 30

@@ -1,4 +1,4 @@
-"""Records of migrations and pull mirrors (imported by codehost.models).
+"""Records of migrations and pull mirrors.
 
 Both keep the state of work done by Celery workers on the `git` queue, so a worker that
 dies, a message delivered twice, or a web process that stops waiting all leave a record
@@ -83,3 +83,6 @@ class Mirror(models.Model):
 
     def __str__(self):
         return f"mirror of repository {self.repo_id}"
+
+
+__all__ = ["MigrationTask", "Mirror"]
