@@ -3,6 +3,7 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from codehost import dashboard, migrations_service, mirrors, models, services
+from codehost.errors import InternalError
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
 
 
@@ -228,7 +229,7 @@ CANCELLED = "cancelled by a site administrator"
 
 @admin.register(models.MigrationTask)
 class MigrationTaskAdmin(SystemRecordAdmin):
-    list_display = ["repo_name", "owner", "doer", "service", "status", "error_status", "created"]
+    list_display = ["repo_name", "owner", "doer", "service", "status", "error_code", "created"]
     list_select_related = ["owner", "doer"]
     list_filter = ["status", "service", "created", "finished"]
     search_fields = ["repo_name", "owner__name", "clone_addr"]
@@ -244,7 +245,7 @@ class MigrationTaskAdmin(SystemRecordAdmin):
         cancelled = [
             task
             for task in queryset.select_related("owner")
-            if migrations_service.fail_migration(task.pk, 500, CANCELLED)
+            if migrations_service.fail_migration(task.pk, InternalError.code, CANCELLED)
         ]
         count = record(self, request, cancelled, "Cancelled the migration.")
         self.message_user(request, f"Cancelled {count} migration(s).")

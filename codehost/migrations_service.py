@@ -19,7 +19,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
-from rest_framework.exceptions import APIException
 
 from codehost import (
     access,
@@ -33,7 +32,15 @@ from codehost import (
     services,
 )
 from codehost.access import Actor
-from codehost.errors import FILES_EXIST, REPO_EXISTS
+from codehost.errors import (
+    FILES_EXIST,
+    REPO_EXISTS,
+    Conflict,
+    Forbidden,
+    InternalError,
+    Invalid,
+    from_code,
+)
 from codehost.models import MigrationTask, Mirror, OpType, Owner, Repository, ServiceType
 from codehost.remote_address import (
     CloneSource,
@@ -65,14 +72,6 @@ SERVICE_TYPES = {choice.label: choice for choice in ServiceType}
 CRASH_MESSAGE = "the migration worker stopped before finishing"
 
 
-class MigrationError(APIException):
-    """A migration refused or failed, with the status the migration rules give it."""
-
-    def __init__(self, status: int, message: str):
-        self.status_code = status
-        super().__init__(message)
-
-
 @dataclass
 class MigrationRequest:
     clone_addr: str
@@ -100,16 +99,16 @@ class MigrationRequest:
 
 
 def resolve_owner(doer, request: MigrationRequest) -> Owner:
-    """`repo_owner`, else `uid`, else the caller; unknown -> 422 (Gitea's wording)."""
+    """`repo_owner`, else `uid`, else the caller; an unknown one is invalid (Gitea's wording)."""
     if request.repo_owner:
         owner = Owner.objects.filter(lower_name=request.repo_owner.lower()).first()
         if owner is None:
-            raise MigrationError(422, f"user does not exist [uid: 0, name: {request.repo_owner}]")
+            raise Invalid(f"user does not exist [uid: 0, name: {request.repo_owner}]")
         return owner
     if request.uid:
         owner = Owner.objects.filter(pk=request.uid).first()
         if owner is None:
-            raise MigrationError(422, f"user does not exist [uid: {request.uid}, name: ]")
+            raise Invalid(f"user does not exist [uid: {request.uid}, name: ]")
         return owner
     return services.user_owner(doer)
 
@@ -118,21 +117,21 @@ def check_may_migrate_into(doer, owner: Owner) -> None:
     if doer.is_superuser or owner.user_id == doer.pk:
         return
     if not owner.is_organization:
-        raise MigrationError(403, "Given user is not an organization.")
+        raise Forbidden("Given user is not an organization.")
     if not access.is_org_owner(Actor(owner=services.user_owner(doer)), owner):
-        raise MigrationError(403, "Given user is not owner of organization.")
+        raise Forbidden("Given user is not owner of organization.")
 
 
 def check_repo_name(name: str) -> None:
     """The shared name rules, worded as Gitea's migrate handler words them."""
     lowered = name.strip().lower()
     if lowered in names.REPO_RESERVED:
-        raise MigrationError(422, f"The username '{name}' is reserved.")
+        raise Invalid(f"The username '{name}' is reserved.")
     for pattern in names.REPO_PATTERNS:
         if fnmatch.fnmatchcase(lowered, pattern):
-            raise MigrationError(422, f"The pattern '{pattern}' is not allowed in a username.")
+            raise Invalid(f"The pattern '{pattern}' is not allowed in a username.")
     if ".." in name:
-        raise MigrationError(422, f"The username '{name}' contains invalid characters.")
+        raise Invalid(f"The username '{name}' contains invalid characters.")
 
 
 def check_site_allows(request: MigrationRequest) -> None:
@@ -141,11 +140,9 @@ def check_site_allows(request: MigrationRequest) -> None:
         settings.CODEHOST_DISABLE_NEW_PULL_MIRRORS or not settings.CODEHOST_MIRRORS_ENABLED
     )
     if request.mirror and no_new_mirrors:
-        raise MigrationError(
-            403, "the site administrator has disabled the creation of new pull mirrors"
-        )
+        raise Forbidden("the site administrator has disabled the creation of new pull mirrors")
     if settings.CODEHOST_DISABLE_MIGRATIONS:
-        raise MigrationError(403, "the site administrator has disabled migrations")
+        raise Forbidden("the site administrator has disabled migrations")
 
 
 def check_creation_limit(doer, owner: Owner) -> None:
@@ -153,7 +150,7 @@ def check_creation_limit(doer, owner: Owner) -> None:
     if doer.is_superuser or limit < 0:
         return
     if owner.num_repos >= limit:
-        raise MigrationError(422, f"You have already reached your limit of {limit} repositories.")
+        raise Invalid(f"You have already reached your limit of {limit} repositories.")
 
 
 def remote_credentials(request: MigrationRequest, source: CloneSource):
@@ -226,7 +223,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
             )
             # The name is free (or the insert raised): files on disk are somebody else's.
             if git.repo_path(owner.name, repo.name).exists():
-                raise MigrationError(409, FILES_EXIST)
+                raise Conflict(FILES_EXIST)
             # Owner's repository count and the org teams that include every repository.
             services._after_repo_created(repo, owner)
             encrypted = credentials.encrypt(remote)
@@ -246,7 +243,7 @@ def start_migration(doer, request: MigrationRequest) -> MigrationTask:
             )
             transaction.on_commit(lambda: queue_migration(task.pk))
     except IntegrityError as error:
-        raise MigrationError(409, REPO_EXISTS) from error
+        raise Conflict(REPO_EXISTS) from error
     return task
 
 
@@ -275,13 +272,15 @@ def wait_for_migration(task: MigrationTask, seconds: float) -> MigrationTask:
         task = MigrationTask.objects.select_related("repo__owner").get(pk=task.pk)
         if task.status in (MigrationTask.Status.SUCCEEDED, MigrationTask.Status.FAILED):
             return task
-    fail_migration(task.pk, 500, f"the migration did not finish within {int(seconds)} seconds")
+    fail_migration(
+        task.pk, InternalError.code, f"the migration did not finish within {int(seconds)} seconds"
+    )
     return MigrationTask.objects.get(pk=task.pk)
 
 
 def raise_if_failed(task: MigrationTask) -> None:
     if task.status == MigrationTask.Status.FAILED:
-        raise MigrationError(task.error_status or 500, task.error)
+        raise from_code(task.error_code, task.error)
 
 
 # --- the worker's part -----------------------------------------------------------------
@@ -291,14 +290,14 @@ def staging_path(task_id: int) -> Path:
     return git.root() / STAGING_DIR / f"{task_id}.git"
 
 
-def classify_git_error(message: str) -> tuple[int, str]:
-    """A failed migration's status from what git (or the GitHub API) said: authentication
-    and git fatal errors 422, else 500."""
+def classify_git_error(message: str) -> tuple[str, str]:
+    """A failed migration's error code from what git said: authentication and git fatal
+    errors are the caller's input to fix, anything else is our failure."""
     if any(marker in message for marker in AUTH_FAILURE_MARKERS):
-        return 422, f"Authentication failed: {message}."
+        return Invalid.code, f"Authentication failed: {message}."
     if "fatal:" in message:
-        return 422, f"Migration failed: {message}."
-    return 500, message
+        return Invalid.code, f"Migration failed: {message}."
+    return InternalError.code, message
 
 
 def run_migration(task_id: int) -> None:
@@ -319,7 +318,7 @@ def run_migration(task_id: int) -> None:
     if not claimed:
         # Delivered again because the worker running it died: as Gitea when the handler
         # crashes, the repository goes and the caller gets an error.
-        fail_migration(task_id, 500, CRASH_MESSAGE)
+        fail_migration(task_id, InternalError.code, CRASH_MESSAGE)
         return
     staging = staging_path(task_id)
     git.delete(staging)
@@ -329,8 +328,8 @@ def run_migration(task_id: int) -> None:
         # moment ago, names may resolve elsewhere since) and git is held to what was checked.
         pinned = pin_remote(task.clone_addr)
     except InvalidCloneAddress as error:
-        logger.warning("migration %s refused: %s", task_id, error.detail)
-        fail_migration(task_id, 422, str(error.detail))
+        logger.warning("migration %s refused: %s", task_id, error.message)
+        fail_migration(task_id, error.code, error.message)
         return
     try:
         remote = credentials.decrypt(task.encrypted_credentials)
@@ -356,18 +355,18 @@ def run_migration(task_id: int) -> None:
     except (git.GitError, credentials.CredentialsUnreadable, github_api.GitHubRefused) as error:
         git.delete(staging)
         message = scrub(str(error), remote.secrets)
-        status = getattr(error, "status", None)
-        if status is None:
-            status, message = classify_git_error(message)
+        code = getattr(error, "code", None)
+        if code is None:
+            code, message = classify_git_error(message)
         logger.warning("migration %s failed: %s", task_id, message)
-        fail_migration(task_id, status, message)
+        fail_migration(task_id, code, message)
         return
     try:
         finish_migration(task, staging)
     except TargetExists:
         git.delete(staging)
         # Somebody else's files: the repository record goes, the directory stays.
-        fail_migration(task_id, 409, FILES_EXIST, remove_directory=False)
+        fail_migration(task_id, Conflict.code, FILES_EXIST, remove_directory=False)
 
 
 def clone_wiki(
@@ -439,9 +438,7 @@ def finish_migration(task: MigrationTask, staging: Path) -> None:
         repository_migrated.send(sender=MigrationTask, task=task, repo=repo)
 
 
-def fail_migration(
-    task_id: int, status: int, message: str, *, remove_directory: bool = True
-) -> bool:
+def fail_migration(task_id: int, code: str, message: str, *, remove_directory: bool = True) -> bool:
     """Mark failed and remove the repository, record and directories (the final one only
     if `remove_directory`); False if it had already finished either way."""
     with transaction.atomic():
@@ -457,10 +454,10 @@ def fail_migration(
         ):
             return False
         task.status = MigrationTask.Status.FAILED
-        task.error_status = status
+        task.error_code = code
         task.error = message
         task.finished = timezone.now()
-        task.save(update_fields=["status", "error_status", "error", "finished"])
+        task.save(update_fields=["status", "error_code", "error", "finished"])
         transaction.on_commit(lambda: migration_notices.announce(task_id, task.status))
         repo = task.repo
         transaction.on_commit(lambda: git.delete(staging_path(task_id)))
@@ -478,7 +475,7 @@ def reap_stuck_migrations() -> int:
         status__in=[MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING],
         created__lt=limit,
     ).values_list("pk", flat=True)
-    reaped = sum(fail_migration(task_id, 500, CRASH_MESSAGE) for task_id in stuck)
+    reaped = sum(fail_migration(task_id, InternalError.code, CRASH_MESSAGE) for task_id in stuck)
     staging_root = git.root() / STAGING_DIR
     if staging_root.is_dir():
         active = set(

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from codehost import credentials, git, services
-from codehost.errors import Unprocessable
+from codehost.errors import Invalid
 from codehost.models import Mirror, OpType, Repository
 from codehost.remote_address import InvalidCloneAddress, pin_remote, scrub
 
@@ -34,7 +34,7 @@ GO_DURATION_UNITS = {
 GO_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
-class InvalidInterval(Unprocessable):
+class InvalidInterval(Invalid):
     pass
 
 
@@ -163,7 +163,7 @@ def run_sync(mirror_id: int) -> None:
         )
         after = git.refs(path)
     except (git.GitError, credentials.CredentialsUnreadable, InvalidCloneAddress) as error:
-        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
+        message = scrub(str(error), remote.secrets)
         logger.warning("mirror sync of repository %s failed: %s", repo.pk, message)
         now = timezone.now()
         Mirror.objects.filter(pk=mirror_id).update(
@@ -191,7 +191,7 @@ def sync_wiki(repo: Repository, path, remote: credentials.RemoteCredentials) -> 
             pinned=pin_remote(git.origin_url(wiki)).config,
         )
     except (git.GitError, InvalidCloneAddress) as error:
-        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
+        message = scrub(str(error), remote.secrets)
         logger.warning("wiki sync of repository %s failed: %s", repo.pk, message)
 
 

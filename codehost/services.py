@@ -21,12 +21,12 @@ from codehost.access import Actor, repo_access
 from codehost.errors import (
     FILES_EXIST,
     REPO_EXISTS,
-    BadRequest,
     Conflict,
     Forbidden,
     InternalError,
+    Invalid,
     NotFound,
-    Unprocessable,
+    Rejected,
 )
 from codehost.models import (
     PULL_DEFAULTS,
@@ -71,14 +71,14 @@ def create_user(
 ) -> Owner:
     names.check_user_name(username, "UserName")
     if not password:
-        raise BadRequest("PasswordIsRequired")
+        raise Rejected("PasswordIsRequired")
     if len(password) < 8:
-        raise BadRequest("PasswordIsRequired")
+        raise Rejected("PasswordIsRequired")
     User = get_user_model()
     if Owner.objects.filter(lower_name=username.lower()).exists():
-        raise Unprocessable(f"user already exists [name: {username}]")
+        raise Invalid(f"user already exists [name: {username}]")
     if User.objects.filter(email__iexact=email).exists():
-        raise Unprocessable(f"e-mail already in use [email: {email}]")
+        raise Invalid(f"e-mail already in use [email: {email}]")
     try:
         with transaction.atomic():
             user = User(username=username, email=email)
@@ -90,7 +90,7 @@ def create_user(
             owner.must_change_password = must_change_password
             owner.save()
     except IntegrityError as exc:
-        raise Unprocessable(f"user already exists [name: {username}]") from exc
+        raise Invalid(f"user already exists [name: {username}]") from exc
     return owner
 
 
@@ -106,7 +106,7 @@ PUBLIC_ONLY = "public-only"
 def normalize_scopes(scopes: list[str]) -> list[str]:
     """Gitea's normalization: `all` swallows everything, write:X implies read:X."""
     if not scopes:
-        raise BadRequest("access token must have a scope")
+        raise Rejected("access token must have a scope")
     wanted = set()
     for raw in scopes:
         for scope in str(raw).split(","):
@@ -118,10 +118,10 @@ def normalize_scopes(scopes: list[str]) -> list[str]:
                 level in ("read", "write") and category in SCOPE_CATEGORIES
             )
             if not valid:
-                raise BadRequest(f"invalid access token scope provided: {scope}")
+                raise Rejected(f"invalid access token scope provided: {scope}")
             wanted.add(scope)
     if not wanted:
-        raise BadRequest("access token must have a scope")
+        raise Rejected("access token must have a scope")
     if "all" in wanted:
         return sorted({"all"} | ({PUBLIC_ONLY} & wanted))
     return sorted(s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted))
@@ -139,10 +139,10 @@ def scopes_allow(scopes: list[str], categories: list[str], write: bool) -> bool:
 
 def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
     if not name:
-        raise Unprocessable("[Name]: Required")
+        raise Invalid("[Name]: Required")
     normalized = normalize_scopes(scopes)
     if AccessToken.objects.filter(user=user, name=name).exists():
-        raise BadRequest("access token name has been used already")
+        raise Rejected("access token name has been used already")
     raw = secrets.token_hex(20)
     try:
         with transaction.atomic():
@@ -154,7 +154,7 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
                 scopes=",".join(normalized),
             )
     except IntegrityError as exc:
-        raise BadRequest("access token name has been used already") from exc
+        raise Rejected("access token name has been used already") from exc
     return token, raw
 
 
@@ -181,13 +181,13 @@ def is_blocked(a: Owner, b: Owner) -> bool:
 
 def block_user(blocker: Owner, blockee: Owner, note: str = "") -> None:
     if blocker.pk == blockee.pk or blockee.is_organization:
-        raise BadRequest("user can not be blocked")
+        raise Rejected("user can not be blocked")
     with transaction.atomic():
         _, created = UserBlock.objects.get_or_create(
             blocker=blocker, blockee=blockee, defaults={"note": note}
         )
         if not created:
-            raise BadRequest("user is already blocked")
+            raise Rejected("user is already blocked")
         # Blocking ends stars and collaborations between the two, as in Gitea.
         for star in Star.objects.filter(
             Q(user=blocker, repo__owner=blockee) | Q(user=blockee, repo__owner=blocker)
@@ -201,7 +201,7 @@ def block_user(blocker: Owner, blockee: Owner, note: str = "") -> None:
 def unblock_user(blocker: Owner, blockee: Owner) -> None:
     deleted, _ = UserBlock.objects.filter(blocker=blocker, blockee=blockee).delete()
     if not deleted:
-        raise BadRequest("user is not blocked")
+        raise Rejected("user is not blocked")
 
 
 # --- organizations ------------------------------------------------------------------------
@@ -222,7 +222,7 @@ class OrgOptions:
 def create_org(creator: Owner, options: OrgOptions) -> Owner:
     names.check_user_name(options.username, "UserName")
     if options.visibility and options.visibility not in Visibility.values:
-        raise Unprocessable("[Visibility]: In")
+        raise Invalid("[Visibility]: In")
     try:
         with transaction.atomic():
             org = Owner.objects.create(
@@ -249,7 +249,7 @@ def create_org(creator: Owner, options: OrgOptions) -> Owner:
             owners.save(update_fields=["num_members"])
             OrgMembership.objects.create(org=org, user=creator)
     except IntegrityError as exc:
-        raise Unprocessable(f"user already exists [name: {options.username}]") from exc
+        raise Invalid(f"user already exists [name: {options.username}]") from exc
     return org
 
 
@@ -308,8 +308,8 @@ class TeamOptions:
     units_map: dict | None = None
 
 
-def _team_exists(org: Owner, name: str) -> Unprocessable:
-    return Unprocessable(f"team already exists [org_id: {org.pk}, name: {name}]")
+def _team_exists(org: Owner, name: str) -> Invalid:
+    return Invalid(f"team already exists [org_id: {org.pk}, name: {name}]")
 
 
 def create_team(org: Owner, options: TeamOptions, actor: Actor) -> Team:
@@ -714,7 +714,7 @@ def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     repo.save(update_fields=["units", "updated_at"])
     if edit.archived is not None:
         if repo.is_mirror:
-            raise Unprocessable("repo is a mirror, cannot archive/un-archive")
+            raise Invalid("repo is a mirror, cannot archive/un-archive")
         if edit.archived != repo.is_archived:
             repo.is_archived = edit.archived
             repo.archived_at = timezone.now() if edit.archived else None
@@ -734,7 +734,7 @@ def _apply_basic(actor: Actor, repo: Repository, edit: RepoEdit) -> None:
         if repo.is_fork and repo.parent is not None:
             private = repo.parent.private
         if settings.CODEHOST_FORCE_PRIVATE and repo.private and not private and not actor.is_admin:
-            raise Unprocessable("cannot change private repository to public")
+            raise Invalid("cannot change private repository to public")
         repo.private = private
     if edit.default_branch:
         path = git.repo_path(repo.owner.name, repo.name)
@@ -751,10 +751,10 @@ def _apply_units(repo: Repository, edit: RepoEdit) -> None:
             tracker = edit.external_tracker
             url = tracker.get("external_tracker_url") or ""
             if not is_external_url(url):
-                raise Unprocessable("External tracker URL not valid")
+                raise Invalid("External tracker URL not valid")
             fmt = tracker.get("external_tracker_format") or ""
             if fmt and not is_tracker_format(fmt):
-                raise Unprocessable("External tracker URL format not valid")
+                raise Invalid("External tracker URL format not valid")
             units.pop(UnitType.ISSUES.label, None)
             units[UnitType.EXT_ISSUES.label] = {
                 "external_tracker_url": url,
@@ -778,7 +778,7 @@ def _apply_units(repo: Repository, edit: RepoEdit) -> None:
         if edit.external_wiki is not None:
             url = edit.external_wiki.get("external_wiki_url") or ""
             if not is_external_url(url):
-                raise Unprocessable("Invalid external wiki URL")
+                raise Invalid("Invalid external wiki URL")
             units.pop(UnitType.WIKI.label, None)
             units[UnitType.EXT_WIKI.label] = {"external_wiki_url": url}
         else:
@@ -795,7 +795,7 @@ def _apply_units(repo: Repository, edit: RepoEdit) -> None:
         for key, value in (edit.pull_flags or {}).items():
             if key == "default_merge_style":
                 if value not in MERGE_STYLES:
-                    raise Unprocessable("[DefaultMergeStyle]: In")
+                    raise Invalid("[DefaultMergeStyle]: In")
                 config[key] = value
             elif key in PULL_DEFAULTS:
                 config[key] = bool(value)
@@ -816,7 +816,7 @@ def _apply_units(repo: Repository, edit: RepoEdit) -> None:
             "projects_mode", "all"
         )
         if mode not in ("repo", "owner", "all"):
-            raise Unprocessable("[ProjectsMode]: In")
+            raise Invalid("[ProjectsMode]: In")
         units[UnitType.PROJECTS.label] = {"projects_mode": mode}
     elif edit.has_projects is False:
         units.pop(UnitType.PROJECTS.label, None)
@@ -843,8 +843,8 @@ def is_tracker_format(fmt: str) -> bool:
 def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     try:
         names.check_repo_name(new_name)
-    except Unprocessable as exc:
-        raise Unprocessable(f"ChangeRepositoryName: {exc.detail}") from exc
+    except Invalid as exc:
+        raise Invalid(f"ChangeRepositoryName: {exc.message}") from exc
     old_name = repo.name
     source = git.repo_path(repo.owner.name, old_name)
     target = git.repo_path(repo.owner.name, new_name)
@@ -852,9 +852,7 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
         pk=repo.pk
     )
     if clash.exists():
-        raise Unprocessable(
-            f"repository already exists [uname: {repo.owner.name}, name: {new_name}]"
-        )
+        raise Invalid(f"repository already exists [uname: {repo.owner.name}, name: {new_name}]")
     moved = False
     try:
         with transaction.atomic():
@@ -874,7 +872,7 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
         repo.name = old_name
         if moved:
             git.move(target, source)
-        raise Unprocessable(
+        raise Invalid(
             f"repository already exists [uname: {repo.owner.name}, name: {new_name}]"
         ) from exc
     except BaseException:
@@ -948,14 +946,14 @@ def unstar(user: Owner, repo: Repository) -> None:
 
 def add_collaborator(repo: Repository, user: Owner, permission: str) -> None:
     if user.is_organization:
-        raise Unprocessable("user is an organization")
+        raise Invalid("user is an organization")
     if user.pk == repo.owner_id:
-        raise Unprocessable("the owner cannot be a collaborator")
+        raise Invalid("the owner cannot be a collaborator")
     if is_blocked(user, repo.owner):
         raise Forbidden("user is blocked by the repository owner")
     mode = parse_any_mode(permission) if permission else AccessMode.WRITE
     if mode == AccessMode.NONE:
-        raise Unprocessable("[Permission]: In")
+        raise Invalid("[Permission]: In")
     Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})
 
 
@@ -979,7 +977,7 @@ def set_topics(repo: Repository, topics: list[str]) -> list[str]:
     if invalid:
         return invalid
     if len(cleaned) > 25:
-        raise Unprocessable("Exceeding maximum number of topics per repo")
+        raise Invalid("Exceeding maximum number of topics per repo")
     repo.topics = cleaned
     repo.save(update_fields=["topics", "topics_index", "updated_at"])
     return []

@@ -17,7 +17,7 @@ from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
-from codehost.errors import BareForbidden, NotFound
+from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
 from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
@@ -47,7 +47,7 @@ def refuse_password_change_pending(request) -> None:
     except Owner.DoesNotExist:
         return
     if owner.must_change_password:
-        raise BareForbidden(password_change_required())
+        raise AccountRefused(password_change_required())
 
 
 def act_as_sudo_user(request) -> None:
@@ -57,7 +57,7 @@ def act_as_sudo_user(request) -> None:
     if not login:
         return
     if not (request.user.is_authenticated and request.user.is_superuser):
-        raise BareForbidden("Only administrators allowed to sudo.")
+        raise AccountRefused("Only administrators allowed to sudo.")
     owner = (
         Owner.objects.select_related("user")
         .filter(lower_name=login.lower(), kind=Owner.Kind.USER, user__isnull=False)

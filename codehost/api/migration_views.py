@@ -13,15 +13,9 @@ from codehost.api.migration_serializers import MigrateRepoOptionsSerializer, bin
 from codehost.api.schema import GiteaErrorSerializer
 from codehost.api.serializers import RepositorySerializer
 from codehost.api.views.common import render_repo, visible_repo
-from codehost.errors import BadRequest, CodehostError, Forbidden, Unprocessable
+from codehost.errors import Archived, Forbidden, Invalid, Rejected
 
 TAGS = ["repository"]
-
-
-class RepositoryArchived(CodehostError):
-    """Gitea's mustNotBeArchived route guard."""
-
-    status_code = 423
 
 
 REQUEST_FIELDS = {field.name for field in fields(migrations_service.MigrationRequest)}
@@ -48,7 +42,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
     def post(self, request):
         serializer = MigrateRepoOptionsSerializer(data=request.data)
         if not serializer.is_valid():
-            raise Unprocessable(binding_error(serializer.errors))
+            raise Invalid(binding_error(serializer.errors))
         options = migrations_service.MigrationRequest(
             **{
                 key: value
@@ -79,12 +73,12 @@ class MirrorSyncView(GiteaViewMixin, APIView):
         if not found_access.can_write_code:
             raise Forbidden("user should have a permission to write to a repo")
         if found.is_archived:
-            raise RepositoryArchived(f"{found.owner.name}/{found.name} is archived")
+            raise Archived(f"{found.owner.name}/{found.name} is archived")
         if not settings.CODEHOST_MIRRORS_ENABLED:
-            raise BadRequest("Mirror feature is disabled")
+            raise Rejected("Mirror feature is disabled")
         mirror = mirrors.mirror_of(found)
         if mirror is None:
-            raise BadRequest("Repository is not a mirror")
+            raise Rejected("Repository is not a mirror")
         # A sync already queued or running is not queued again; either way 200 at once.
         mirrors.request_sync(mirror.pk)
         return Response(status=200)

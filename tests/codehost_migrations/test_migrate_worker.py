@@ -394,9 +394,9 @@ def test_files_that_appear_while_git_clones_give_409_and_stay(
     (theirs / "keep.txt").write_text("mine")
     migrations_service.run_migration(task.pk)
     task.refresh_from_db()
-    assert (task.status, task.error_status, task.error) == (
+    assert (task.status, task.error_code, task.error) == (
         MigrationTask.Status.FAILED,
-        409,
+        "conflict",
         FILES_EXIST,
     )
     assert not Repository.objects.filter(name="late").exists()

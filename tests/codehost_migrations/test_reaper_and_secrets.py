@@ -42,7 +42,7 @@ def test_the_reaper_removes_migrations_stuck_past_the_wait(alice, settings, clea
     assert migrations_service.reap_stuck_migrations() == 1
     task.refresh_from_db()
     assert task.status == MigrationTask.Status.FAILED
-    assert task.error_status == 500
+    assert task.error_code == "internal"
     assert not Repository.objects.filter(name="stuck").exists()
     assert not staging.exists() and not leftover.exists()
 
@@ -58,7 +58,7 @@ def test_the_reaper_leaves_migrations_still_within_their_time(alice):
 def test_a_finished_migration_is_not_failed_afterwards(alice):
     task = stuck_migration(alice, 5)
     MigrationTask.objects.filter(pk=task.pk).update(status=MigrationTask.Status.SUCCEEDED)
-    assert migrations_service.fail_migration(task.pk, 500, "late") is False
+    assert migrations_service.fail_migration(task.pk, "internal", "late") is False
     assert Repository.objects.filter(name="stuck").exists()
 
 

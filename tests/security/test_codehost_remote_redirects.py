@@ -255,7 +255,7 @@ def test_the_github_api_call_is_held_to_the_address_checked(monkeypatch):
         answers["ghe.codehost.test"] = REFUSED
         with pytest.raises(github_api.GitHubRefused) as refused:
             github_api.check_repository(address, username="", password="", timeout=10)
-        assert (str(refused.value), refused.value.status) == (DISALLOWED, 422)
+        assert (str(refused.value), refused.value.code) == (DISALLOWED, "invalid")
         assert len(seen) == 1
     finally:
         server.close()

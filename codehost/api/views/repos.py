@@ -33,7 +33,7 @@ from codehost.api.views.common import (
     visible_owner,
     visible_repo,
 )
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
 from codehost.search import SearchOptions, search_repos
 
@@ -129,7 +129,7 @@ class UserReposView(GiteaViewMixin, APIView):
     )
     def post(self, request):
         if self.actor.owner.is_organization:
-            raise Unprocessable("not allowed creating repository for organization")
+            raise Invalid("not allowed creating repository for organization")
         options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
         repo = services.create_repo(self.actor, self.actor.owner, options)
         return render_repo(self.actor, repo, status=201)
@@ -165,7 +165,7 @@ class OrgReposView(GiteaViewMixin, APIView):
             raise access_required()
         owner = Owner.objects.filter(lower_name=org.lower()).first()
         if owner is None or not owner.is_organization:
-            raise Unprocessable(f"org does not exist [name: {org}]")
+            raise Invalid(f"org does not exist [name: {org}]")
         if not access.can_see_owner(self.actor, owner):
             raise NotFound()
         if not services.can_create_in_org(self.actor, owner):

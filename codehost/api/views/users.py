@@ -34,7 +34,7 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
 from config import account_deletion
 
@@ -83,13 +83,13 @@ class AdminUserView(AdminViewMixin, APIView):
         if owner is None:
             raise NotFound(f"user does not exist [name: {username}]")
         if owner.is_organization:
-            raise Unprocessable(f"{owner.name} is an organization not a user")
+            raise Invalid(f"{owner.name} is an organization not a user")
         if owner.user_id == request.user.pk:
-            raise Unprocessable("you cannot delete yourself")
+            raise Invalid("you cannot delete yourself")
         try:
             account_deletion.delete_account(owner.user)
         except account_deletion.AccountStillOwns as error:
-            raise Unprocessable(str(error)) from error
+            raise Invalid(str(error)) from error
         return Response(status=204)
 
 
