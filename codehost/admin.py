@@ -2,8 +2,9 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from codehost import dashboard, migrations_service, mirrors, models, services
+from codehost import dashboard, models, tasks
 from codehost.errors import InternalError
+from codehost.services import migrations, mirrors, repositories
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
 
 
@@ -150,7 +151,7 @@ class RepositoryAdmin(ServiceDeleteMixin, admin.ModelAdmin):
         return False
 
     def delete_through(self, obj):
-        services.delete_repo(obj)
+        repositories.delete_repo(obj)
 
 
 @admin.register(models.RepoRedirect)
@@ -245,7 +246,7 @@ class MigrationTaskAdmin(SystemRecordAdmin):
         cancelled = [
             task
             for task in queryset.select_related("owner")
-            if migrations_service.fail_migration(task.pk, InternalError.code, CANCELLED)
+            if migrations.fail_migration(task.pk, InternalError.code, CANCELLED)
         ]
         count = record(self, request, cancelled, "Cancelled the migration.")
         self.message_user(request, f"Cancelled {count} migration(s).")
@@ -305,7 +306,9 @@ class MirrorAdmin(SystemRecordAdmin):
             self.message_user(request, "Mirror feature is disabled.", messages.ERROR)
             return
         chosen = queryset.select_related("repo").filter(repo__is_archived=False)
-        queued = [mirror for mirror in chosen if mirrors.request_sync(mirror.pk)]
+        queued = [
+            mirror for mirror in chosen if mirrors.request_sync(mirror.pk, tasks.sync_mirror.delay)
+        ]
         count = record(self, request, queued, "Queued a sync.")
         self.message_user(request, f"Queued {count} sync(s).")
         if skipped := queryset.count() - count:

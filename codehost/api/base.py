@@ -9,7 +9,6 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from codehost import services
 from codehost.access import Actor
 from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
@@ -19,6 +18,7 @@ from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
 from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
+from codehost.services import accounts
 from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
 
@@ -115,9 +115,9 @@ class GiteaViewMixin(ServiceViewMixin):
         credential = self.request.auth
         token = credential.token if isinstance(credential, Credential) else None
         return Actor(
-            owner=services.user_owner(user),
+            owner=accounts.user_owner(user),
             is_admin=user.is_superuser,
-            public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+            public_only=token is not None and accounts.PUBLIC_ONLY in token.scope_list,
         )
 
     @property

@@ -12,8 +12,8 @@ from rest_framework import serializers
 
 from codehost.access import Access, Actor
 from codehost.errors import Invalid
-from codehost.mirrors import format_go_duration, mirror_of
 from codehost.models import PULL_DEFAULTS, AccessMode, OpType, Owner, Repository, Team, UnitType
+from codehost.services.mirrors import format_go_duration, mirror_of
 from config.limits import INT64_MAX, INT64_MIN
 
 ZERO_TIME = "0001-01-01T00:00:00+00:00"

@@ -3,6 +3,7 @@ blocks between users."""
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Visibility(models.TextChoices):
@@ -81,6 +82,11 @@ class UserBlock(models.Model):
 
     def __str__(self):
         return f"{self.blocker} blocks {self.blockee}"
+
+    @classmethod
+    def between(cls, a: Owner, b: Owner) -> bool:
+        """Whether either of the two blocks the other."""
+        return cls.objects.filter(Q(blocker=a, blockee=b) | Q(blocker=b, blockee=a)).exists()
 
 
 class AccessToken(models.Model):

@@ -17,8 +17,9 @@ import pytest
 from django.conf import settings as django_settings
 
 from codehost import git as codehost_git
-from codehost import github_api, mirrors, remote_address
+from codehost import github_api, remote_address
 from codehost.models import MigrationTask, Mirror, Repository
+from codehost.services import mirrors
 from tests.codehost.factories import PASSWORD
 from tests.conftest import wait_until
 from tests.security.codehost_support import api, basic, owner

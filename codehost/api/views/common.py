@@ -8,11 +8,12 @@ from django.db import DatabaseError, DataError
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
-from codehost import access, services
+from codehost import access
 from codehost.api import serializers
 from codehost.api.serializers import render_repository
 from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
+from codehost.services import repositories
 from config.limits import INT64_MAX, INT64_MIN
 
 logger = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ class RepoRedirect(Exception):
 
 
 def visible_repo(actor: access.Actor, owner: str, name: str) -> tuple[Repository, access.Access]:
-    repo, redirected = services.resolve_repo(owner, name)
+    repo, redirected = repositories.resolve_repo(owner, name)
     repo_access = access.repo_access(actor, repo)
     if not repo_access.can_see:
         raise NotFound()
