@@ -27,7 +27,7 @@ REQUESTS_PER_CLIENT = 40
 SEED = f"""
 import json
 from django.contrib.auth import get_user_model
-from codehost.services import create_token
+from codehost.services.accounts import create_token
 from codehost.models import Repository
 from storefront import services as storefront
 from storefront.models import AccessToken, Installation

@@ -12,7 +12,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 
 from codehost.models import Repository
-from codehost.services import create_token
+from codehost.services.accounts import create_token
 from registry.models import Project, ProjectMember
 from storefront.webhook_models import Webhook
 from tests.conftest import database_url

@@ -8,16 +8,19 @@ mirror row, so it holds across any number of web and worker processes.
 import json
 import logging
 import re
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from codehost import credentials, git, services
-from codehost.errors import Unprocessable
+from codehost import credentials, git
+from codehost.access import Access
+from codehost.errors import Archived, Forbidden, Invalid, Rejected
 from codehost.models import Mirror, OpType, Repository
 from codehost.remote_address import InvalidCloneAddress, pin_remote, scrub
+from codehost.services import activity
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ GO_DURATION_UNITS = {
 GO_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
-class InvalidInterval(Unprocessable):
+class InvalidInterval(Invalid):
     pass
 
 
@@ -107,19 +110,33 @@ def next_update_after(moment, interval: int):
     return moment + timedelta(seconds=interval) if interval else None
 
 
-def request_sync(mirror_id: int) -> bool:
-    """Queue a sync unless one is already queued or running; True when queued now."""
-    from codehost.tasks import sync_mirror
-
+def request_sync(mirror_id: int, enqueue: Callable[[int], object]) -> bool:
+    """Queue a sync unless one is already queued or running; True when queued now. The
+    sync goes to `enqueue` (codehost.tasks' queueing, given by the caller) on commit."""
     queued = Mirror.objects.filter(pk=mirror_id, sync_state=Mirror.SyncState.IDLE).update(
         sync_state=Mirror.SyncState.QUEUED, sync_requested=timezone.now()
     )
     if queued:
-        transaction.on_commit(lambda: sync_mirror.delay(mirror_id))
+        transaction.on_commit(lambda: enqueue(mirror_id))
     return bool(queued)
 
 
-def queue_due_mirrors() -> int:
+def sync_now(repo: Repository, repo_access: Access, enqueue: Callable[[int], object]) -> bool:
+    """POST /repos/{owner}/{repo}/mirror-sync: who may ask, and of which repositories."""
+    if not repo_access.can_write_code:
+        raise Forbidden("user should have a permission to write to a repo")
+    # Gitea's mustNotBeArchived guard.
+    if repo.is_archived:
+        raise Archived(f"{repo.owner.name}/{repo.name} is archived")
+    if not settings.CODEHOST_MIRRORS_ENABLED:
+        raise Rejected("Mirror feature is disabled")
+    mirror = mirror_of(repo)
+    if mirror is None:
+        raise Rejected("Repository is not a mirror")
+    return request_sync(mirror.pk, enqueue)
+
+
+def queue_due_mirrors(enqueue: Callable[[int], object]) -> int:
     """Queue syncs of ready mirrors whose next update has come (Gitea's update_mirrors,
     which only runs while the mirror feature is on)."""
     if not settings.CODEHOST_MIRRORS_ENABLED:
@@ -129,7 +146,7 @@ def queue_due_mirrors() -> int:
         next_update__lte=timezone.now(),
         repo__status=Repository.Status.READY,
     ).order_by("next_update")[: settings.CODEHOST_MIRROR_BATCH]
-    return sum(request_sync(mirror_id) for mirror_id in due.values_list("pk", flat=True))
+    return sum(request_sync(pk, enqueue) for pk in due.values_list("pk", flat=True))
 
 
 def run_sync(mirror_id: int) -> None:
@@ -163,7 +180,7 @@ def run_sync(mirror_id: int) -> None:
         )
         after = git.refs(path)
     except (git.GitError, credentials.CredentialsUnreadable, InvalidCloneAddress) as error:
-        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
+        message = scrub(str(error), remote.secrets)
         logger.warning("mirror sync of repository %s failed: %s", repo.pk, message)
         now = timezone.now()
         Mirror.objects.filter(pk=mirror_id).update(
@@ -191,7 +208,7 @@ def sync_wiki(repo: Repository, path, remote: credentials.RemoteCredentials) -> 
             pinned=pin_remote(git.origin_url(wiki)).config,
         )
     except (git.GitError, InvalidCloneAddress) as error:
-        message = scrub(str(getattr(error, "detail", error)), remote.secrets)
+        message = scrub(str(error), remote.secrets)
         logger.warning("wiki sync of repository %s failed: %s", repo.pk, message)
 
 
@@ -229,7 +246,7 @@ def record_ref_changes(repo: Repository, before: dict, after: dict) -> None:
             op_type = OpType.MIRROR_SYNC_DELETE
         else:
             op_type = OpType.MIRROR_SYNC_PUSH
-        services.record_activity(
+        activity.record_activity(
             repo.owner, op_type, repo, ref_name=ref, content=push_content(repo, old, new)
         )
 

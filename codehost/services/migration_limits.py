@@ -16,24 +16,15 @@ SQLite's IMMEDIATE transactions already serialize every writer.
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, Q
-from rest_framework.exceptions import APIException
 
-from codehost.migration_models import MigrationTask
+from codehost.errors import CallerBusy, ServerBusy
+from codehost.models import MigrationTask
 
 # Most migrations take seconds; a refused caller comes back after this.
 RETRY_AFTER_SECONDS = 30
 # The advisory lock's key (any constant of our own; "code" in ASCII).
 LOCK_KEY = 0x636F6465
 IN_FLIGHT = (MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING)
-
-
-class MigrationsBusy(APIException):
-    """429 or 503 with Retry-After (read from `wait` by the error handler)."""
-
-    def __init__(self, status: int, message: str):
-        self.status_code = status
-        self.wait = RETRY_AFTER_SECONDS
-        super().__init__(message)
 
 
 def claim_waiting_slot(doer) -> None:
@@ -49,10 +40,12 @@ def claim_waiting_slot(doer) -> None:
         everyone=Count("id"), mine=Count("id", filter=Q(doer=doer))
     )
     if per_user and counts["mine"] >= per_user:
-        raise MigrationsBusy(
-            429, f"too many migrations in progress for this user (at most {per_user}), retry later"
+        raise CallerBusy(
+            f"too many migrations in progress for this user (at most {per_user}), retry later",
+            RETRY_AFTER_SECONDS,
         )
     if total and counts["everyone"] >= total:
-        raise MigrationsBusy(
-            503, f"too many migrations in progress on this server (at most {total}), retry later"
+        raise ServerBusy(
+            f"too many migrations in progress on this server (at most {total}), retry later",
+            RETRY_AFTER_SECONDS,
         )

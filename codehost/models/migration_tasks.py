@@ -1,4 +1,4 @@
-"""Records of migrations and pull mirrors (imported by codehost.models).
+"""Records of migrations and pull mirrors.
 
 Both keep the state of work done by Celery workers on the `git` queue, so a worker that
 dies, a message delivered twice, or a web process that stops waiting all leave a record
@@ -43,8 +43,9 @@ class MigrationTask(models.Model):
         max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
     )
     attempts = models.IntegerField(default=0)
-    # Status and message the API answers with on failure; credentials scrubbed.
-    error_status = models.IntegerField(default=0)
+    # On failure, the domain error (codehost.errors: its code and message) the waiting
+    # request raises; credentials scrubbed.
+    error_code = models.CharField(max_length=16, blank=True)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     started = models.DateTimeField(null=True, blank=True)
@@ -83,3 +84,6 @@ class Mirror(models.Model):
 
     def __str__(self):
         return f"mirror of repository {self.repo_id}"
+
+
+__all__ = ["MigrationTask", "Mirror"]
