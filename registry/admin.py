@@ -58,7 +58,7 @@ class ProjectAdmin(ServiceDeleteMixin, admin.ModelAdmin):
         try:
             services.delete_project(obj)
         except PreconditionFailed as error:
-            self.message_user(request, f"{obj.name}: {error.detail}", messages.ERROR)
+            self.message_user(request, f"{obj.name}: {error.message}", messages.ERROR)
 
     def delete_queryset(self, request, queryset):
         for project in queryset:

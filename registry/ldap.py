@@ -3,7 +3,7 @@
 Everything reads the system configuration (registry.configuration, cached and shared by
 every process) at call time, so a PUT /configurations takes effect at once. Every network
 step is bounded by `ldap_timeout`: connect, TLS handshake and each operation.
-Directory failures are DRF exceptions with Harbor's wording, so views and services can
+Directory failures are domain errors with Harbor's wording, so views and services can
 let them propagate. The bind password never appears in a message, a repr or a log line.
 """
 
@@ -21,10 +21,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, make_password
 from django.core.cache import cache
 from django.db.models import Q
-from rest_framework import status
-from rest_framework.exceptions import APIException
 
 from registry import configuration
+from registry.errors import BadRequest, Conflict, RegistryError, ServiceUnavailable
 from registry.ldap_syntax import (
     Endpoint,
     and_filters,
@@ -49,15 +48,10 @@ GROUP_CACHE_SECONDS = 60
 # --- errors -------------------------------------------------------------------------------
 
 
-class DirectoryError(APIException):
+class DirectoryError(RegistryError):
     """A directory failure with Harbor's reason text."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_detail = "ldap error"
-
-    def __init__(self, message: str | None = None):
-        super().__init__(message or self.default_detail)
-        self.message = str(self.detail)
+    code, message = BadRequest.code, "ldap error"
 
 
 class DirectoryMisconfigured(DirectoryError):
@@ -67,8 +61,7 @@ class DirectoryMisconfigured(DirectoryError):
 class DirectoryNotConfigured(DirectoryError):
     """No ldap_url: the request is fine, the system is not set up for it."""
 
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "LDAP is not configured: ldap_url is empty"
+    code, message = Conflict.code, "LDAP is not configured: ldap_url is empty"
 
 
 def require_configured(conf: "DirectorySettings") -> None:
@@ -77,19 +70,17 @@ def require_configured(conf: "DirectorySettings") -> None:
 
 
 class InvalidCredential(DirectoryError):
-    default_detail = "invalid credential"
+    message = "invalid credential"
 
 
 class DirectoryUnavailable(DirectoryError):
     """The server cannot be reached, or it does not answer within ldap_timeout."""
 
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_code = "SERVICE_UNAVAILABLE"
-    default_detail = "fail to ping LDAP server"
+    code, message = ServiceUnavailable.code, "fail to ping LDAP server"
 
 
 class DirectoryTimeout(DirectoryUnavailable):
-    default_detail = "ldap server network timeout"
+    message = "ldap server network timeout"
 
 
 def _detail(exc: ldap.LDAPError) -> str:

@@ -80,7 +80,7 @@ def _add_to_project(repository_name: str, digest: str, size: int, store) -> None
     try:
         services.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
+        raise Denied(exc.message) from exc
 
 
 def mount(repository_name: str, blob: Blob) -> None:

@@ -282,7 +282,7 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
                 tag=tag,
             )
         except QuotaExceeded as exc:
-            raise Denied(str(exc.detail)) from exc
+            raise Denied(exc.message) from exc
         ArtifactBlob.objects.bulk_create(
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,
@@ -334,7 +334,7 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
     try:
         services.check_quota(project, size)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
+        raise Denied(exc.message) from exc
 
 
 def resolve(repository_name: str, reference: str) -> Found:
