@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit, ldap_onboarding, services
+from registry import audit, ldap_onboarding
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -18,6 +18,7 @@ from registry.api.serializers import (
 from registry.errors import BadRequest, NotFound
 from registry.ldap import ldap_mode
 from registry.models import ProjectMember, UserGroup
+from registry.services import members
 
 User = get_user_model()
 
@@ -112,7 +113,7 @@ class MemberListView(HarborViewMixin, APIView):
         body = self.body(ProjectMemberSerializer)
         user = resolve_user(body.get("member_user") or {})
         group = None if user else resolve_group(body.get("member_group") or {})
-        member = services.add_member(project, body.get("role_id") or 0, user=user, group=group)
+        member = members.add_member(project, body.get("role_id") or 0, user=user, group=group)
         record_member(request, project, "create", member)
         return self.empty(201, f"{request.path.rstrip('/')}/{member.pk}")
 
@@ -143,7 +144,7 @@ class MemberDetailView(HarborViewMixin, APIView):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:update")
         body = self.body(RoleRequestSerializer)
-        services.update_member_role(project, mid, body.get("role_id") or 0)
+        members.update_member_role(project, mid, body.get("role_id") or 0)
         record_member(request, project, "update", ProjectMember.objects.filter(pk=mid).first())
         return self.empty()
 
@@ -156,6 +157,6 @@ class MemberDetailView(HarborViewMixin, APIView):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:delete")
         member = member_queryset(project).filter(pk=mid).first()
-        services.remove_member(project, mid)
+        members.remove_member(project, mid)
         record_member(request, project, "delete", member)
         return self.empty()

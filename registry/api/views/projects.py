@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, configuration, services
+from registry import access, audit, configuration
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -24,6 +24,7 @@ from registry.api.serializers import (
 )
 from registry.errors import BadRequest, NotFound
 from registry.models import Project, ProjectMember, Repository, Role
+from registry.services import projects
 
 
 def repo_count() -> Coalesce:
@@ -116,7 +117,7 @@ class ProjectListView(HarborViewMixin, APIView):
     def post(self, request):
         require_login(request)
         body = self.body(ProjectReqSerializer)
-        project = services.create_project(
+        project = projects.create_project(
             request.user,
             body.get("project_name") or "",
             metadata=body.get("metadata"),
@@ -154,7 +155,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     def put(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:update")
         body = self.body(ProjectUpdateSerializer)
-        services.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
+        projects.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
         return self.empty()
 
     @extend_schema(
@@ -164,7 +165,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        services.delete_project(project)
+        projects.delete_project(project)
         audit.record(project.pk, "delete", "project", project.name, audit.username_of(request.user))
         return self.empty()
 
@@ -177,7 +178,7 @@ class ProjectDeletableView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        deletable, message = services.project_deletable(project)
+        deletable, message = projects.project_deletable(project)
         return Response(
             ProjectDeletableSerializer({"deletable": deletable, "message": message}).data
         )

@@ -13,7 +13,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, services
+from registry import access, audit
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -21,6 +21,7 @@ from registry.api.permissions import get_project
 from registry.api.records import REPOSITORY_COLUMNS, repository_record
 from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
 from registry.models import Artifact, ArtifactReference, Repository, Tag
+from registry.services import repositories
 
 
 def default_base():
@@ -109,7 +110,7 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:read", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
         repository = repository_queryset(Repository.objects.filter(pk=repository.pk)).get()
         return Response(RepositorySerializer(repository).data)
 
@@ -120,9 +121,9 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     )
     def put(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:update", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
         body = self.body(RepositoryUpdateSerializer)
-        services.update_repository_description(repository, body.get("description", ""))
+        repositories.update_repository_description(repository, body.get("description", ""))
         return self.empty()
 
     @extend_schema(
@@ -131,8 +132,8 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:delete", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
-        services.delete_repository(repository)
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
+        repositories.delete_repository(repository)
         username = audit.username_of(request.user)
         audit.record(project.pk, "delete", "repository", repository.name, username)
         return self.empty()

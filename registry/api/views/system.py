@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
-from registry import access, configuration, services
+from registry import access, configuration
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import contains_exactly
@@ -21,6 +21,7 @@ from registry.api.serializers import (
 from registry.api.views.projects import project_queryset
 from registry.api.views.repositories import artifact_count
 from registry.models import Project, ProjectMember, ProjectMetadata, Repository
+from registry.services import configuration as configuration_service
 
 # Harbor's component names; ours map onto the real processes and stores behind them.
 HEALTH_COMPONENTS = {
@@ -140,7 +141,7 @@ class StatisticsView(HarborViewMixin, APIView):
 
 
 def editable_flags() -> dict:
-    return {"auth_mode": services.auth_mode_editable()}
+    return {"auth_mode": configuration_service.auth_mode_editable()}
 
 
 class ConfigurationsView(HarborViewMixin, APIView):
@@ -161,7 +162,7 @@ class ConfigurationsView(HarborViewMixin, APIView):
         require_sysadmin(request)
         if not isinstance(request.data, dict):
             raise validation_failure("configurations", "body", "must be a JSON object")
-        services.update_configuration(request.data)
+        configuration_service.update_configuration(request.data)
         return self.empty()
 
 

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import signin_throttle
-from registry import access, configuration, ldap_onboarding, services
+from registry import access, configuration, ldap_onboarding
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -28,6 +28,7 @@ from registry.api.serializers import (
 from registry.errors import Forbidden, NotFound, PreconditionFailed
 from registry.ldap import ldap_mode
 from registry.models import UserGroup
+from registry.services import usergroups, users
 
 User = get_user_model()
 
@@ -46,12 +47,12 @@ USER_QUERY = QuerySpec(
 )
 
 
-def users():
+def active_users():
     return User.objects.filter(is_active=True).select_related("harbor_profile")
 
 
 def get_user(user_id: int):
-    user = users().filter(pk=user_id).first()
+    user = active_users().filter(pk=user_id).first()
     if user is None:
         raise NotFound(f"user {user_id} not found")
     return user
@@ -65,7 +66,7 @@ class UserListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         require_sysadmin(request)
-        queryset = users()
+        queryset = active_users()
         params = request.query_params
         if params.get("username"):
             queryset = queryset.filter(username__icontains=params["username"])
@@ -92,7 +93,7 @@ class UserListView(HarborViewMixin, APIView):
                 raise Forbidden("self-registration cannot be triggered via API")
             require_sysadmin(request)
         body = self.body(UserCreationReqSerializer)
-        user = services.create_user(
+        user = users.create_user(
             body["username"],
             body["email"],
             body["password"],
@@ -130,7 +131,7 @@ class UserSearchView(HarborViewMixin, APIView):
     def get(self, request):
         require_login(request)
         username = self.query_required("username")
-        matches = users().filter(username__icontains=username).order_by("username", "pk")
+        matches = active_users().filter(username__icontains=username).order_by("username", "pk")
         size = self.paginator.get_page_size(request)
         # Harbor ignores `page` here: always the first page_size matches, with the full count.
         rows = list(matches[:size]) if size else list(matches)
@@ -161,7 +162,7 @@ class UserDetailView(HarborViewMixin, APIView):
     def put(self, request, user_id):
         user = self.own_or_admin(request, user_id)
         body = self.body(UserProfileSerializer)
-        services.update_user_profile(
+        users.update_user_profile(
             user, body.get("email"), body.get("realname"), body.get("comment")
         )
         return self.empty()
@@ -175,7 +176,7 @@ class UserDetailView(HarborViewMixin, APIView):
         user = get_user(user_id)
         if user.pk == request.user.pk:
             raise Forbidden("can not delete yourself")
-        services.delete_user(user)
+        users.delete_user(user)
         return self.empty()
 
 
@@ -194,13 +195,13 @@ class UserPasswordView(HarborViewMixin, APIView):
         body = self.body(PasswordReqSerializer)
         own = request.user.pk == user_id
         if by_admin and not own:
-            services.change_password(user, body["new_password"], None, by_admin=True)
+            users.change_password(user, body["new_password"], None, by_admin=True)
             return self.empty()
         # The old password is a password check like a sign-in: throttled and counted the
         # same way, or a stolen session could guess the account's password at full speed.
         signin_throttle.check(request, user.get_username())
         try:
-            services.change_password(
+            users.change_password(
                 user, body["new_password"], body.get("old_password"), by_admin=False
             )
         except Forbidden:
@@ -219,7 +220,7 @@ class UserSysAdminView(HarborViewMixin, APIView):
         require_sysadmin(request)
         user = get_user(user_id)
         body = self.body(UserSysAdminFlagSerializer)
-        services.set_sysadmin(user, bool(body.get("sysadmin_flag")))
+        users.set_sysadmin(user, bool(body.get("sysadmin_flag")))
         return self.empty()
 
 
@@ -264,7 +265,7 @@ class UserGroupListView(HarborViewMixin, APIView):
         if body.get("group_type") == UserGroup.GroupType.LDAP and ldap_mode():
             # As Harbor: an LDAP group must exist in the directory.
             ldap_onboarding.verify_group_dn(body.get("ldap_group_dn") or "")
-        group = services.create_user_group(
+        group = usergroups.create_user_group(
             body["group_name"],
             body.get("group_type") or UserGroup.GroupType.HTTP,
             body.get("ldap_group_dn") or "",
@@ -306,7 +307,7 @@ class UserGroupDetailView(HarborViewMixin, APIView):
         require_sysadmin(request)
         group = get_group(group_id)
         body = self.body(UserGroupUpdateSerializer)
-        services.rename_user_group(group, body["group_name"])
+        usergroups.rename_user_group(group, body["group_name"])
         return self.empty()
 
     @extend_schema(
