@@ -2,12 +2,22 @@
 
 from django.db import IntegrityError, transaction
 
+from registry import ldap_onboarding
 from registry.errors import BadRequest, Conflict, NotFound
+from registry.ldap import ldap_mode
 from registry.models import UserGroup
 
 
-@transaction.atomic
 def create_user_group(group_name: str, group_type: int, ldap_group_dn: str = "") -> UserGroup:
+    if group_type == UserGroup.GroupType.LDAP and ldap_mode():
+        # As Harbor: an LDAP group must exist in the directory (asked before the
+        # transaction opens: no network round trip holds it).
+        ldap_onboarding.verify_group_dn(ldap_group_dn)
+    return _create_user_group(group_name, group_type, ldap_group_dn)
+
+
+@transaction.atomic
+def _create_user_group(group_name: str, group_type: int, ldap_group_dn: str) -> UserGroup:
     if not group_name:
         raise BadRequest("group_name is required")
     if group_type not in UserGroup.GroupType.values:

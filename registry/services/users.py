@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from config import account_deletion
+from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from registry.models import UserProfile
 
@@ -106,10 +107,22 @@ def set_sysadmin(user, flag: bool) -> None:
     user.save(update_fields=["is_superuser", "is_staff"])
 
 
-def delete_user(user) -> None:
+def check_local_creation(by_sysadmin: bool) -> None:
+    """Harbor creates local accounts only under db_auth, and self-registration never goes
+    through the API (only through the sign-up page, which we do not serve)."""
+    mode = configuration.get("auth_mode")
+    if mode != "db_auth":
+        raise Forbidden(f"creating local user is not allowed under auth mode: {mode}")
+    if not by_sysadmin and configuration.get("self_registration"):
+        raise Forbidden("self-registration cannot be triggered via API")
+
+
+def delete_user(user, actor) -> None:
     """The account goes from all three services, or, while it still owns repositories,
     organizations or stores elsewhere, nothing changes (412, as Harbor refuses to delete
     a project that still holds repositories). Its projects stay, without an owner."""
+    if user.pk == actor.pk:
+        raise Forbidden("can not delete yourself")
     try:
         account_deletion.delete_account(user)
     except account_deletion.AccountStillOwns as error:

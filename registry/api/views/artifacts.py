@@ -8,14 +8,14 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit
+from registry import audit, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
 from registry.api.permissions import get_project
 from registry.api.records import ARTIFACT_COLUMNS, artifact_records
 from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
-from registry.api.views.repositories import default_base, repository_name_of
+from registry.api.views.repositories import repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
 from registry.services import artifacts, labels, repositories
@@ -133,7 +133,7 @@ class ArtifactListView(ArtifactMixin, APIView):
         queryset = Artifact.objects.filter(repository_id=repository_id)
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
-            queryset = queryset.filter(default_base())
+            queryset = queryset.filter(selectors.default_base())
         rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT_COLUMNS))
         return self.paginated(artifact_records(rows, full_name, **flags))
 

@@ -7,42 +7,19 @@ once, so it is decoded once more here. A single-encoded `%2F` also works.
 from datetime import datetime
 from urllib.parse import unquote
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit
+from registry import access, audit, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project
 from registry.api.records import REPOSITORY_COLUMNS, repository_record
 from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
-from registry.models import Artifact, ArtifactReference, Repository, Tag
+from registry.models import Repository
 from registry.services import repositories
-
-
-def default_base():
-    """Harbor's default artifact set: not the child of an index, or tagged.
-
-    The child test comes first: few artifacts are children, so PostgreSQL rarely needs
-    the tag probe (in the other order it probed the tags of every artifact)."""
-    tagged = Exists(Tag.objects.filter(artifact=OuterRef("pk")))
-    child = Exists(ArtifactReference.objects.filter(child=OuterRef("pk")))
-    return ~Q(child) | Q(tagged)
-
-
-def artifact_count() -> Coalesce:
-    counts = (
-        Artifact.objects.filter(default_base(), repository=OuterRef("pk"))
-        .order_by()
-        .values("repository")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
 def _blob_digest_filter(queryset, term):
@@ -66,7 +43,7 @@ REPOSITORY_QUERY = QuerySpec(
 
 
 def repository_queryset(queryset):
-    return queryset.annotate(artifact_count=artifact_count())
+    return queryset.annotate(artifact_count=selectors.artifact_count())
 
 
 class RepositoryListMixin(HarborViewMixin):

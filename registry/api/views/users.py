@@ -2,13 +2,12 @@
 
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import signin_throttle
-from registry import access, configuration, ldap_onboarding
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -25,12 +24,9 @@ from registry.api.serializers import (
     UserSearchRespItemSerializer,
     UserSysAdminFlagSerializer,
 )
-from registry.errors import Forbidden, NotFound, PreconditionFailed
-from registry.ldap import ldap_mode
+from registry.errors import Forbidden, PreconditionFailed
 from registry.models import UserGroup
 from registry.services import usergroups, users
-
-User = get_user_model()
 
 USER_QUERY = QuerySpec(
     columns={
@@ -47,17 +43,6 @@ USER_QUERY = QuerySpec(
 )
 
 
-def active_users():
-    return User.objects.filter(is_active=True).select_related("harbor_profile")
-
-
-def get_user(user_id: int):
-    user = active_users().filter(pk=user_id).first()
-    if user is None:
-        raise NotFound(f"user {user_id} not found")
-    return user
-
-
 class UserListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUsers",
@@ -66,15 +51,13 @@ class UserListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         require_sysadmin(request)
-        queryset = active_users()
         params = request.query_params
-        if params.get("username"):
-            queryset = queryset.filter(username__icontains=params["username"])
-        if params.get("email"):
-            queryset = queryset.filter(email__icontains=params["email"])
-        # Harbor leaves the built-in admin out unless the query asks for a user id.
-        if "user_id" not in (params.get("q") or ""):
-            queryset = queryset.exclude(pk=_builtin_admin_id())
+        queryset = selectors.user_list(
+            params.get("username", ""),
+            params.get("email", ""),
+            # Harbor lists the built-in admin only when the query asks for a user id.
+            with_admin="user_id" in (params.get("q") or ""),
+        )
         return self.list_response(USER_QUERY.apply(queryset, params), UserRespSerializer)
 
     @extend_schema(
@@ -83,15 +66,8 @@ class UserListView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
     )
     def post(self, request):
-        if configuration.get("auth_mode") != "db_auth":
-            raise Forbidden(
-                f"creating local user is not allowed under auth mode: "
-                f"{configuration.get('auth_mode')}"
-            )
-        if not access.is_sysadmin(request.user):
-            if configuration.get("self_registration"):
-                raise Forbidden("self-registration cannot be triggered via API")
-            require_sysadmin(request)
+        users.check_local_creation(by_sysadmin=access.is_sysadmin(request.user))
+        require_sysadmin(request)
         body = self.body(UserCreationReqSerializer)
         user = users.create_user(
             body["username"],
@@ -103,13 +79,6 @@ class UserListView(HarborViewMixin, APIView):
         return self.empty(201, f"{request.path.rstrip('/')}/{user.pk}")
 
 
-def _builtin_admin_id() -> int:
-    return (
-        User.objects.filter(is_superuser=True).order_by("pk").values_list("pk", flat=True).first()
-        or 0
-    )
-
-
 class CurrentUserView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getCurrentUserInfo",
@@ -119,7 +88,7 @@ class CurrentUserView(HarborViewMixin, APIView):
         require_login(request)
         if access.robot_of(request.user):
             raise PreconditionFailed("get current user not available for security context: robot")
-        return Response(UserRespSerializer(get_user(request.user.pk)).data)
+        return Response(UserRespSerializer(selectors.get_user(request.user.pk)).data)
 
 
 class UserSearchView(HarborViewMixin, APIView):
@@ -131,7 +100,7 @@ class UserSearchView(HarborViewMixin, APIView):
     def get(self, request):
         require_login(request)
         username = self.query_required("username")
-        matches = active_users().filter(username__icontains=username).order_by("username", "pk")
+        matches = selectors.user_search(username)
         size = self.paginator.get_page_size(request)
         # Harbor ignores `page` here: always the first page_size matches, with the full count.
         rows = list(matches[:size]) if size else list(matches)
@@ -145,7 +114,7 @@ class UserDetailView(HarborViewMixin, APIView):
         require_login(request)
         if request.user.pk != user_id and not access.is_sysadmin(request.user):
             raise Forbidden(request.user.get_username())
-        return get_user(user_id)
+        return selectors.get_user(user_id)
 
     @extend_schema(
         operation_id="getUser",
@@ -173,10 +142,7 @@ class UserDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, user_id):
         require_sysadmin(request)
-        user = get_user(user_id)
-        if user.pk == request.user.pk:
-            raise Forbidden("can not delete yourself")
-        users.delete_user(user)
+        users.delete_user(selectors.get_user(user_id), actor=request.user)
         return self.empty()
 
 
@@ -191,7 +157,7 @@ class UserPasswordView(HarborViewMixin, APIView):
         by_admin = access.is_sysadmin(request.user)
         if request.user.pk != user_id and not by_admin:
             raise Forbidden(request.user.get_username())
-        user = get_user(user_id)
+        user = selectors.get_user(user_id)
         body = self.body(PasswordReqSerializer)
         own = request.user.pk == user_id
         if by_admin and not own:
@@ -218,20 +184,13 @@ class UserSysAdminView(HarborViewMixin, APIView):
     )
     def put(self, request, user_id):
         require_sysadmin(request)
-        user = get_user(user_id)
+        user = selectors.get_user(user_id)
         body = self.body(UserSysAdminFlagSerializer)
         users.set_sysadmin(user, bool(body.get("sysadmin_flag")))
         return self.empty()
 
 
 # --- user groups ----------------------------------------------------------------------------
-
-
-def get_group(group_id: int) -> UserGroup:
-    group = UserGroup.objects.filter(pk=group_id).first()
-    if group is None:
-        raise NotFound(f"the user group with id {group_id} is not found")
-    return group
 
 
 class UserGroupListView(HarborViewMixin, APIView):
@@ -242,16 +201,10 @@ class UserGroupListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         require_sysadmin(request)
-        queryset = UserGroup.objects.order_by("group_name", "pk")
-        mode = configuration.get("auth_mode")
-        if mode == "ldap_auth":
-            queryset = queryset.filter(group_type=UserGroup.GroupType.LDAP)
-            if request.query_params.get("ldap_group_dn"):
-                queryset = queryset.filter(ldap_group_dn=request.query_params["ldap_group_dn"])
-        elif mode == "http_auth":
-            queryset = queryset.filter(group_type=UserGroup.GroupType.HTTP)
-        if request.query_params.get("group_name"):
-            queryset = queryset.filter(group_name__icontains=request.query_params["group_name"])
+        params = request.query_params
+        queryset = selectors.group_list(
+            params.get("ldap_group_dn", ""), params.get("group_name", "")
+        )
         return self.list_response(queryset, UserGroupSerializer)
 
     @extend_schema(
@@ -262,9 +215,6 @@ class UserGroupListView(HarborViewMixin, APIView):
     def post(self, request):
         require_sysadmin(request)
         body = self.body(UserGroupReqSerializer)
-        if body.get("group_type") == UserGroup.GroupType.LDAP and ldap_mode():
-            # As Harbor: an LDAP group must exist in the directory.
-            ldap_onboarding.verify_group_dn(body.get("ldap_group_dn") or "")
         group = usergroups.create_user_group(
             body["group_name"],
             body.get("group_type") or UserGroup.GroupType.HTTP,
@@ -282,7 +232,7 @@ class UserGroupSearchView(HarborViewMixin, APIView):
     def get(self, request):
         require_login(request)
         name = self.query_required("groupname")
-        queryset = UserGroup.objects.filter(group_name__icontains=name).order_by("group_name", "pk")
+        queryset = selectors.group_search(name)
         return self.list_response(queryset, UserGroupSearchItemSerializer)
 
 
@@ -293,7 +243,7 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def get(self, request, group_id):
         require_sysadmin(request)
-        data = UserGroupSerializer(get_group(group_id)).data
+        data = UserGroupSerializer(selectors.get_group(group_id)).data
         # Harbor's single-group answer carries no id.
         data.pop("id", None)
         return Response(data)
@@ -305,7 +255,7 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def put(self, request, group_id):
         require_sysadmin(request)
-        group = get_group(group_id)
+        group = selectors.get_group(group_id)
         body = self.body(UserGroupUpdateSerializer)
         usergroups.rename_user_group(group, body["group_name"])
         return self.empty()
@@ -316,5 +266,5 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, group_id):
         require_sysadmin(request)
-        get_group(group_id).delete()
+        selectors.get_group(group_id).delete()
         return self.empty()
