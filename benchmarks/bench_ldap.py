@@ -80,7 +80,7 @@ def run() -> None:
                 "from registry import configuration\n"
                 "from registry.services import members, projects\n"
                 "from registry.models import Role\n"
-                "from registry.ldap_onboarding import group_for_member\n"
+                "from registry.ldap.onboarding import group_for_member\n"
                 f"configuration.update(json.loads({json.dumps(json.dumps(settings))}))\n"
                 "admin = User.objects.get(username='admin')\n"
                 "for n in range(20):\n"

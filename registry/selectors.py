@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce
 
 from registry import access, configuration
 from registry.errors import NotFound
-from registry.ldap import LDAP_AUTH
+from registry.ldap.client import LDAP_AUTH
 from registry.models import (
     Artifact,
     ArtifactReference,

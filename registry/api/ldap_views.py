@@ -8,8 +8,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import configuration, ldap_onboarding
-from registry import ldap as directory
+from registry import configuration
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.ldap_serializers import (
@@ -23,6 +22,7 @@ from registry.api.ldap_serializers import (
 from registry.api.permissions import require_sysadmin
 from registry.api.serializers import UserGroupSerializer
 from registry.errors import NotFound
+from registry.ldap import client, directory, onboarding
 
 # Besides Harbor's statuses: 409 while LDAP is not configured, 503 when the directory is
 # down or does not answer within ldap_timeout.
@@ -55,14 +55,14 @@ class LdapPingView(LdapView):
         values["ldap_search_password"] = body.get("ldap_search_password") or (
             stored["ldap_search_password"] if same_server else ""
         )
-        conf = directory.DirectorySettings.from_config(values)
+        conf = client.DirectorySettings.from_config(values)
         if not conf.search_password and conf.search_dn:
             result = {"success": False, "message": "error: empty password"}
         else:
             try:
                 directory.ping(conf)
                 result = {"success": True}
-            except directory.DirectoryError as exc:
+            except client.DirectoryError as exc:
                 result = {"success": False, "message": f"error: {exc.message}"}
         return Response(LdapPingResultSerializer(result).data)
 
@@ -76,7 +76,7 @@ class LdapUserSearchView(LdapView):
     def get(self, request):
         require_sysadmin(request)
         username = request.query_params.get("username", "")
-        users = directory.search_users(directory.current_settings(), username)
+        users = directory.search_users(client.current_settings(), username)
         return Response(LdapUserSerializer(users, many=True).data)
 
 
@@ -95,7 +95,7 @@ class LdapUserImportView(LdapView):
         require_sysadmin(request)
         body = self.body(LdapImportUsersSerializer)
         uids = body.get("ldap_uid_list") or []
-        failures = ldap_onboarding.import_users(uids) if uids else []
+        failures = onboarding.import_users(uids) if uids else []
         if failures:
             return Response(LdapFailedImportUserSerializer(failures, many=True).data, status=404)
         return self.empty()
@@ -111,7 +111,7 @@ class LdapGroupSearchView(LdapView):
         require_sysadmin(request)
         name = request.query_params.get("groupname", "")
         dn = request.query_params.get("groupdn", "")
-        conf = directory.current_settings()
+        conf = client.current_settings()
         groups = []
         if name:
             groups = directory.search_groups(conf, name)

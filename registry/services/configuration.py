@@ -4,8 +4,9 @@ from collections.abc import Mapping
 
 from django.contrib.auth import get_user_model
 
-from registry import configuration, ldap
+from registry import configuration
 from registry.errors import BadRequest
+from registry.ldap import signin
 
 User = get_user_model()
 
@@ -34,7 +35,7 @@ def update_configuration(changes: Mapping) -> dict:
         # The bind password was given for one directory: never send it to another.
         typed["ldap_search_password"] = ""
     stored = configuration.update(typed)
-    if any(before[key] != stored[key] for key in ldap.SIGN_IN_KEYS & stored.keys()):
+    if any(before[key] != stored[key] for key in signin.SIGN_IN_KEYS & stored.keys()):
         # Who may sign in through the directory changed: remembered sign-ins are dropped.
-        ldap.forget_directory_sign_ins()
+        signin.forget_directory_sign_ins()
     return stored

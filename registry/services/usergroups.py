@@ -2,9 +2,9 @@
 
 from django.db import IntegrityError, transaction
 
-from registry import ldap_onboarding
 from registry.errors import BadRequest, Conflict, NotFound
-from registry.ldap import ldap_mode
+from registry.ldap import onboarding
+from registry.ldap.client import ldap_mode
 from registry.models import UserGroup
 
 
@@ -12,7 +12,7 @@ def create_user_group(group_name: str, group_type: int, ldap_group_dn: str = "")
     if group_type == UserGroup.GroupType.LDAP and ldap_mode():
         # As Harbor: an LDAP group must exist in the directory (asked before the
         # transaction opens: no network round trip holds it).
-        ldap_onboarding.verify_group_dn(ldap_group_dn)
+        onboarding.verify_group_dn(ldap_group_dn)
     return _create_user_group(group_name, group_type, ldap_group_dn)
 
 

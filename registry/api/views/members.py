@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit, ldap_onboarding
+from registry import audit
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -16,7 +16,8 @@ from registry.api.serializers import (
     RoleRequestSerializer,
 )
 from registry.errors import BadRequest, NotFound
-from registry.ldap import ldap_mode
+from registry.ldap import onboarding
+from registry.ldap.client import ldap_mode
 from registry.models import ProjectMember, UserGroup
 from registry.services import members
 
@@ -42,7 +43,7 @@ def resolve_user(member_user: dict):
     username = member_user.get("username")
     if username:
         # A known user, or under ldap_auth one onboarded from the directory.
-        return ldap_onboarding.user_for_member(username)
+        return onboarding.user_for_member(username)
     return None
 
 
@@ -56,7 +57,7 @@ def resolve_group(member_group: dict):
     name = member_group.get("group_name")
     if dn and ldap_mode():
         # A known LDAP group, or one onboarded from the directory.
-        return ldap_onboarding.group_for_member(dn)
+        return onboarding.group_for_member(dn)
     if dn or name:
         groups = (
             UserGroup.objects.filter(ldap_group_dn=dn)
