@@ -1,12 +1,15 @@
 """Directory operations as Harbor performs them: ping, user and group searches, a user's
 groups. Connections and errors come from registry.ldap.client."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import ldap
 import ldap.filter
 
+from registry import configuration
 from registry.ldap.client import (
+    DirectoryError,
     DirectoryMisconfigured,
     DirectorySettings,
     attribute_values,
@@ -39,6 +42,26 @@ def ping(conf: DirectorySettings) -> None:
         if not conf.search_dn:
             raise DirectoryMisconfigured("empty search dn")
         connection.simple_bind_s(conf.search_dn, conf.search_password)
+
+
+def ping_configuration(changes: Mapping, search_password: str = "") -> str:
+    """Harbor's LDAP ping of the stored configuration with `changes` (configuration keys)
+    applied: "" when the directory accepts the search account, else Harbor's error text."""
+    stored = configuration.values()
+    values = {**stored, **changes}
+    # The stored password is only ever sent to the stored server.
+    same_server = values["ldap_url"].strip() == stored["ldap_url"].strip()
+    values["ldap_search_password"] = search_password or (
+        stored["ldap_search_password"] if same_server else ""
+    )
+    conf = DirectorySettings.from_config(values)
+    if not conf.search_password and conf.search_dn:
+        return "error: empty password"
+    try:
+        ping(conf)
+    except DirectoryError as exc:
+        return f"error: {exc.message}"
+    return ""
 
 
 def _check_user_settings(conf: DirectorySettings) -> None:

@@ -13,7 +13,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, Exact, QuerySpec, parse_q
 from registry.api.permissions import deny, get_project, require_login
-from registry.api.robot_audit_serializers import (
+from registry.api.robot_serializers import (
     RobotCreatedSerializer,
     RobotCreateSerializer,
     RobotSecSerializer,

@@ -8,7 +8,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import configuration
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.ldap_serializers import (
@@ -45,25 +44,13 @@ class LdapPingView(LdapView):
         # No body at all tests the stored configuration; a body must be an LdapConf object.
         sent = int(request.META.get("CONTENT_LENGTH") or 0) > 0
         body = self.body(LdapConfSerializer, required=sent)
-        stored = configuration.values()
-        values = dict(stored)
-        for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items():
-            if field in body:
-                values[key] = body[field]
-        # The stored password is only ever sent to the stored server.
-        same_server = values["ldap_url"].strip() == stored["ldap_url"].strip()
-        values["ldap_search_password"] = body.get("ldap_search_password") or (
-            stored["ldap_search_password"] if same_server else ""
-        )
-        conf = client.DirectorySettings.from_config(values)
-        if not conf.search_password and conf.search_dn:
-            result = {"success": False, "message": "error: empty password"}
-        else:
-            try:
-                directory.ping(conf)
-                result = {"success": True}
-            except client.DirectoryError as exc:
-                result = {"success": False, "message": f"error: {exc.message}"}
+        changes = {
+            key: body[field]
+            for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items()
+            if field in body
+        }
+        error = directory.ping_configuration(changes, body.get("ldap_search_password") or "")
+        result = {"success": False, "message": error} if error else {"success": True}
         return Response(LdapPingResultSerializer(result).data)
 
 
