@@ -81,7 +81,7 @@ POLICIES = [
 
 
 def robot_of(user):
-    """The signed-in robot (registry.robots.RobotPrincipal), or None for a person."""
+    """The signed-in robot (registry.services.robots.RobotPrincipal), or None for a person."""
     return getattr(user, "robot", None) and user
 
 

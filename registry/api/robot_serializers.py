@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from registry import robots
 from registry.api.serializers import HarborSerializer, HarborTimeField, _out
+from registry.services import robots
 
 
 class AccessSerializer(serializers.Serializer):

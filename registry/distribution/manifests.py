@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from registry import audit
 from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
@@ -25,7 +24,7 @@ from registry.distribution.errors import (
 from registry.distribution.models import ArtifactBlob, Blob, Referrer
 from registry.errors import QuotaExceeded
 from registry.models import Artifact, Project, Repository, Tag
-from registry.services import artifacts, quota
+from registry.services import artifacts, audit, quota
 
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 # Image configs are read for `extra_attrs`; anything bigger is not an image config.

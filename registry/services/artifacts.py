@@ -10,11 +10,11 @@ from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from registry import audit, configuration
+from registry import configuration
 from registry.distribution import usage
 from registry.errors import NotFound
 from registry.models import Artifact, ArtifactReference, AuditLog, Project, Repository, Tag
-from registry.services import quota
+from registry.services import audit, quota
 from registry.services.repositories import repository_full_name
 
 ICONS = {

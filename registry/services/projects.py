@@ -5,9 +5,10 @@ from collections.abc import Mapping
 
 from django.db import IntegrityError, transaction
 
-from registry import configuration, robot_permissions
+from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
+from registry.services import robot_permissions
 from registry.services.metadata import PROXY_METADATA
 
 PROJECT_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")

@@ -20,9 +20,8 @@ import oras.client
 import pytest
 import requests
 
-from registry import robots
 from registry.models import Artifact, Project, Robot, Role
-from registry.services import members
+from registry.services import members, robots
 from tests.registry.factories import PASSWORD, ProjectFactory, UserFactory
 from tests.registry_oci.conftest import tracked_session
 from tests.security.registry_support import (  # noqa: F401

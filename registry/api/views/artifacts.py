@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit, selectors
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
@@ -18,7 +18,7 @@ from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
 from registry.api.views.repositories import repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
-from registry.services import artifacts, labels, repositories
+from registry.services import artifacts, audit, labels, repositories
 
 
 def _tags_filter(queryset, term):

@@ -6,7 +6,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -19,7 +18,7 @@ from registry.errors import BadRequest, NotFound
 from registry.ldap import onboarding
 from registry.ldap.client import ldap_mode
 from registry.models import ProjectMember, UserGroup
-from registry.services import members
+from registry.services import audit, members
 
 User = get_user_model()
 

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, selectors
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -23,7 +23,7 @@ from registry.api.serializers import (
 )
 from registry.errors import BadRequest, NotFound
 from registry.models import Project
-from registry.services import projects
+from registry.services import audit, projects
 
 
 def _public_filter(queryset, term):

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, selectors
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -19,7 +19,7 @@ from registry.api.permissions import get_project
 from registry.api.records import REPOSITORY_COLUMNS, repository_record
 from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
 from registry.models import Repository
-from registry.services import repositories
+from registry.services import audit, repositories
 
 
 def _blob_digest_filter(queryset, term):
