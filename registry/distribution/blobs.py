@@ -7,7 +7,6 @@ import uuid
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from registry import services
 from registry.distribution import auth, digests, storage
 from registry.distribution.errors import (
     BlobUnknown,
@@ -20,6 +19,7 @@ from registry.distribution.errors import (
 )
 from registry.distribution.models import Blob, RepositoryBlob, Upload
 from registry.errors import QuotaExceeded
+from registry.services import quota
 
 CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
 
@@ -78,9 +78,9 @@ def _add_to_project(repository_name: str, digest: str, size: int, store) -> None
     if project is None:
         raise NameUnknown(detail={"name": repository_name})
     try:
-        services.add_blob(project, digest, size, store)
+        quota.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
+        raise Denied(exc.message) from exc
 
 
 def mount(repository_name: str, blob: Blob) -> None:

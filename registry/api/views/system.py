@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
-from registry import access, configuration, services
+from registry import access, configuration, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import contains_exactly
@@ -18,9 +18,8 @@ from registry.api.serializers import (
     StatisticSerializer,
     config_items,
 )
-from registry.api.views.projects import project_queryset
-from registry.api.views.repositories import artifact_count
 from registry.models import Project, ProjectMember, ProjectMetadata, Repository
+from registry.services import configuration as configuration_service
 
 # Harbor's component names; ours map onto the real processes and stores behind them.
 HEALTH_COMPONENTS = {
@@ -78,13 +77,13 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = project_queryset(user).filter(contains_exactly("name", term))
+        projects = selectors.project_queryset(user).filter(contains_exactly("name", term))
         projects = projects.order_by("name", "pk")
         visible = access.visible_projects(user).values("pk")
         repositories = (
             Repository.objects.filter(name__icontains=term, project__in=visible)
             .select_related("project")
-            .annotate(artifact_count=artifact_count(), project_public=access_public())
+            .annotate(artifact_count=selectors.artifact_count(), project_public=access_public())
             .order_by("name", "pk")
         )
         context = self.serializer_context({"with_owner": False, "with_allowlist": False})
@@ -140,7 +139,7 @@ class StatisticsView(HarborViewMixin, APIView):
 
 
 def editable_flags() -> dict:
-    return {"auth_mode": services.auth_mode_editable()}
+    return {"auth_mode": configuration_service.auth_mode_editable()}
 
 
 class ConfigurationsView(HarborViewMixin, APIView):
@@ -161,7 +160,7 @@ class ConfigurationsView(HarborViewMixin, APIView):
         require_sysadmin(request)
         if not isinstance(request.data, dict):
             raise validation_failure("configurations", "body", "must be a JSON object")
-        services.update_configuration(request.data)
+        configuration_service.update_configuration(request.data)
         return self.empty()
 
 

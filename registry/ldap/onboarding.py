@@ -7,9 +7,8 @@ import logging
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from registry import ldap as directory
-from registry import ldap_syntax
 from registry.errors import BadRequest, NotFound
+from registry.ldap import client, directory, syntax
 from registry.models import UserGroup, UserProfile
 
 logger = logging.getLogger(__name__)
@@ -43,18 +42,18 @@ def import_users(uids: list[str]) -> list[dict]:
     """Import each uid from the configured directory; returns the failures as
     [{"uid", "error"}]. One connection serves every uid, so a directory that is down
     fails the whole request once instead of once per uid."""
-    conf = directory.current_settings()
-    directory.require_configured(conf)
+    conf = client.current_settings()
+    client.require_configured(conf)
     failures = []
     found = {}
-    with directory.connect(conf) as connection:
+    with client.connect(conf) as connection:
         for uid in uids:
             if not uid:
                 failures.append({"uid": uid, "error": EMPTY_UID})
                 continue
             try:
                 matches = directory.search_users_on(connection, conf, uid)
-            except directory.DirectoryError as exc:
+            except client.DirectoryError as exc:
                 logger.warning("LDAP search for %s failed: %s", uid, exc.message)
                 failures.append({"uid": uid, "error": FAILED_SEARCH})
                 continue
@@ -78,8 +77,8 @@ def user_for_member(username: str):
     user = model.objects.filter(username=username).first()
     if user is not None:
         return user
-    if directory.ldap_mode():
-        entry = directory.find_user(directory.current_settings(), username)
+    if client.ldap_mode():
+        entry = directory.find_user(client.current_settings(), username)
         if entry is not None:
             return onboard_user(entry)
     raise NotFound(f"user {username} is not found")
@@ -87,9 +86,9 @@ def user_for_member(username: str):
 
 def verify_group_dn(group_dn: str) -> directory.DirectoryGroup:
     """The directory group at this DN; BadRequest with Harbor's text when there is none."""
-    if not ldap_syntax.is_dn(group_dn):
+    if not syntax.is_dn(group_dn):
         raise BadRequest(f"invalid DN syntax. DN: {group_dn}")
-    found = directory.group_by_dn(directory.current_settings(), group_dn)
+    found = directory.group_by_dn(client.current_settings(), group_dn)
     if found is None:
         raise BadRequest(f"LDAP Group DN is not found: DN:{group_dn}")
     return found

@@ -1,9 +1,9 @@
-"""Harbor's wire records for robot accounts and the audit log."""
+"""Harbor's wire records for robot accounts."""
 
 from rest_framework import serializers
 
-from registry import robots
 from registry.api.serializers import HarborSerializer, HarborTimeField, _out
+from registry.services import robots
 
 
 class AccessSerializer(serializers.Serializer):
@@ -73,12 +73,3 @@ class RobotCreateSerializer(serializers.Serializer):
 class RobotUpdateSerializer(RobotCreateSerializer):
     editable = serializers.BooleanField(required=False)
     expires_at = serializers.IntegerField(required=False)
-
-
-class AuditLogSerializer(HarborSerializer):
-    id = _out(serializers.IntegerField)
-    username = _out(serializers.CharField)
-    resource = _out(serializers.CharField)
-    resource_type = _out(serializers.CharField)
-    operation = _out(serializers.CharField)
-    op_time = HarborTimeField()

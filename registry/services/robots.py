@@ -4,7 +4,7 @@ A robot signs in with `<robot_name_prefix><name>` and its secret wherever a user
 and is then allowed exactly its permissions: project ones (`kind: project`, a project name
 or `*` as namespace) and system ones (`kind: system`, namespace `/`). The secret is shown
 once; only its password hash is stored, and it is never logged. What may be granted, and
-what a permission applies to: registry.robot_permissions.
+what a permission applies to: registry.services.robot_permissions.
 """
 
 import hashlib
@@ -20,10 +20,11 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from config import signin_throttle
-from registry import configuration, robot_permissions
+from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
-from registry.robot_permissions import ALL, scope_of
+from registry.services import robot_permissions
+from registry.services.robot_permissions import ALL, scope_of
 
 NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
 # Harbor's secret rule: 8-128 characters with an upper case letter, a lower case letter and

@@ -8,8 +8,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import configuration, ldap_onboarding
-from registry import ldap as directory
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.ldap_serializers import (
@@ -23,6 +21,7 @@ from registry.api.ldap_serializers import (
 from registry.api.permissions import require_sysadmin
 from registry.api.serializers import UserGroupSerializer
 from registry.errors import NotFound
+from registry.ldap import client, directory, onboarding
 
 # Besides Harbor's statuses: 409 while LDAP is not configured, 503 when the directory is
 # down or does not answer within ldap_timeout.
@@ -45,25 +44,13 @@ class LdapPingView(LdapView):
         # No body at all tests the stored configuration; a body must be an LdapConf object.
         sent = int(request.META.get("CONTENT_LENGTH") or 0) > 0
         body = self.body(LdapConfSerializer, required=sent)
-        stored = configuration.values()
-        values = dict(stored)
-        for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items():
-            if field in body:
-                values[key] = body[field]
-        # The stored password is only ever sent to the stored server.
-        same_server = values["ldap_url"].strip() == stored["ldap_url"].strip()
-        values["ldap_search_password"] = body.get("ldap_search_password") or (
-            stored["ldap_search_password"] if same_server else ""
-        )
-        conf = directory.DirectorySettings.from_config(values)
-        if not conf.search_password and conf.search_dn:
-            result = {"success": False, "message": "error: empty password"}
-        else:
-            try:
-                directory.ping(conf)
-                result = {"success": True}
-            except directory.DirectoryError as exc:
-                result = {"success": False, "message": f"error: {exc.message}"}
+        changes = {
+            key: body[field]
+            for field, key in LdapConfSerializer.CONFIGURATION_KEYS.items()
+            if field in body
+        }
+        error = directory.ping_configuration(changes, body.get("ldap_search_password") or "")
+        result = {"success": False, "message": error} if error else {"success": True}
         return Response(LdapPingResultSerializer(result).data)
 
 
@@ -76,7 +63,7 @@ class LdapUserSearchView(LdapView):
     def get(self, request):
         require_sysadmin(request)
         username = request.query_params.get("username", "")
-        users = directory.search_users(directory.current_settings(), username)
+        users = directory.search_users(client.current_settings(), username)
         return Response(LdapUserSerializer(users, many=True).data)
 
 
@@ -95,7 +82,7 @@ class LdapUserImportView(LdapView):
         require_sysadmin(request)
         body = self.body(LdapImportUsersSerializer)
         uids = body.get("ldap_uid_list") or []
-        failures = ldap_onboarding.import_users(uids) if uids else []
+        failures = onboarding.import_users(uids) if uids else []
         if failures:
             return Response(LdapFailedImportUserSerializer(failures, many=True).data, status=404)
         return self.empty()
@@ -111,7 +98,7 @@ class LdapGroupSearchView(LdapView):
         require_sysadmin(request)
         name = request.query_params.get("groupname", "")
         dn = request.query_params.get("groupdn", "")
-        conf = directory.current_settings()
+        conf = client.current_settings()
         groups = []
         if name:
             groups = directory.search_groups(conf, name)
