@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config import outbound
-from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
+from storefront.models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
 
 SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
 # Deliveries per task, and POSTs one worker process has in flight at once.

@@ -13,8 +13,7 @@ from django.utils import timezone
 
 from config import outbound
 from storefront import webhook_delivery
-from storefront.models import Installation
-from storefront.webhook_models import EVENTS, SUSPENSION_EVENTS, Delivery, Webhook
+from storefront.models import EVENTS, SUSPENSION_EVENTS, Delivery, Installation, Webhook
 
 # Host names Tiendanube refuses as webhook targets, besides localhost.
 REFUSED_DOMAINS = ("localhost", "tiendanube.com", "nuvemshop.com.br")

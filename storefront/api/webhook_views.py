@@ -15,7 +15,7 @@ from storefront.api.webhook_serializers import (
     WebhookSerializer,
     WebhookWriteSerializer,
 )
-from storefront.webhook_models import Webhook
+from storefront.models import Webhook
 
 
 class WebhookView(TiendanubeViewMixin, GenericAPIView):
