@@ -10,6 +10,7 @@ MAX_CATEGORIES = 5000
 
 
 def of_store(store: Store, ids: list[int]) -> list[Category]:
+    """The store's categories with these ids (a product's); an id of none is a field error."""
     found = {category.pk: category for category in store.categories.filter(pk__in=ids)}
     missing = [str(pk) for pk in dict.fromkeys(ids) if pk not in found]
     if missing:

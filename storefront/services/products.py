@@ -11,8 +11,6 @@ from storefront import images as image_files
 from storefront.errors import Invalid
 from storefront.models import Product, ProductImage, Store, Variant
 from storefront.services import catalog, categories, events, images, variants
-from storefront.services.images import MAX_IMAGES
-from storefront.services.variants import MAX_VARIANTS
 
 MAX_PRODUCTS = 100_000
 
@@ -35,10 +33,12 @@ def create_product(store: Store, data: dict) -> Product:
     with transaction.atomic():
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
-        if len(new_variants) > MAX_VARIANTS:
-            raise Invalid(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
-        if len(new_images) > MAX_IMAGES:
-            raise Invalid(f"Product is not allowed to have more than {MAX_IMAGES} images")
+        if len(new_variants) > variants.MAX_VARIANTS:
+            raise Invalid(
+                f"Product is not allowed to have more than {variants.MAX_VARIANTS} variants"
+            )
+        if len(new_images) > images.MAX_IMAGES:
+            raise Invalid(f"Product is not allowed to have more than {images.MAX_IMAGES} images")
         chosen = categories.of_store(store, data.get("categories", []))
         name = catalog.filled(store, data["name"])
         product = Product(
