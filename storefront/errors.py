@@ -8,7 +8,8 @@ store API gives each code Tiendanube's status and body in one table
 
 
 class StorefrontError(Exception):
-    code = "error"
+    # Each kind below names its own; the API's table has a row per code.
+    code: str
 
     def __init__(self, message: str = "", fields: dict[str, list[str]] | None = None):
         self.message = message
