@@ -9,12 +9,9 @@ even though the app is suspended (tiendanube.md section 14: they tell the app to
 from django.db import transaction
 from django.utils import timezone
 
-from storefront import webhooks
+from storefront.errors import NotInstalled
 from storefront.models import Installation, Store
-
-
-class NotInstalled(LookupError):
-    pass
+from storefront.services import events
 
 
 def _cut_off(store: Store, installation: Installation) -> bool:
@@ -52,7 +49,7 @@ def _set(store_id: int, app_id: int | None, suspended: bool, reason: str) -> lis
         ]
         event = "app/suspended" if suspended else "app/resumed"
         for changed_app_id in changed:
-            webhooks.fan_out(store.pk, event, changed_app_id, only_app_id=changed_app_id)
+            events.fan_out(store.pk, event, changed_app_id, only_app_id=changed_app_id)
     return changed
 
 

@@ -1,79 +1,27 @@
-"""Stores, partner apps and the OAuth 2 install flow (authorization code grant only).
+"""Installations of apps in stores: the OAuth 2 install flow (authorization code grant
+only), the tokens apps call the API with, and uninstalling.
 
 Tiendanube issues tokens that never expire; a new exchange for the same store and app
 replaces the previous token. Codes and tokens are kept as sha256 digests only.
+
+Uninstalling: the app hears `app/uninstalled` (`id` is the app's id, as Tiendanube sends
+it), unless the store or the app's access is suspended at that moment: no webhook is called
+then. Its access token, webhooks and storefront scripts go with the installation;
+deliveries of other events still waiting for it are dropped when their turn comes (their
+record stays).
 """
 
 import secrets
 from datetime import timedelta
-from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
-from config.account_deletion import Holding
 from config.auth import hash_token
-from storefront.models import SCOPES, AccessToken, App, AuthorizationCode, Installation, Store
-
-
-class InvalidStore(ValueError):
-    pass
-
-
-class InvalidApp(ValueError):
-    pass
-
-
-class InvalidGrant(ValueError):
-    """The code is unknown, used, expired or was issued to another app."""
-
-
-def create_store(
-    *, owner, name: str, languages: list[str], main_language: str, currency: str, country: str
-) -> Store:
-    if not languages:
-        raise InvalidStore("a store needs at least one language")
-    if any(not code.isalpha() or len(code) > 8 for code in languages):
-        raise InvalidStore("language codes are letters only, e.g. es,pt")
-    if main_language not in languages:
-        raise InvalidStore(f"main language {main_language!r} is not among {languages}")
-    return Store.objects.create(
-        owner=owner,
-        name={code: name for code in languages},
-        description={code: "" for code in languages},
-        languages=languages,
-        main_language=main_language,
-        currency=currency.upper()[:3],
-        country=country.upper()[:2],
-    )
-
-
-def create_app(
-    *, name: str, redirect_uri: str, scopes: list[str], recurring_price: str | None = None
-) -> App:
-    unknown = sorted(set(scopes) - set(SCOPES))
-    if unknown:
-        raise InvalidApp(f"unknown scopes: {', '.join(unknown)}; known: {', '.join(SCOPES)}")
-    try:
-        URLValidator(schemes=["http", "https"])(redirect_uri)
-    except ValidationError as error:
-        raise InvalidApp(f"redirect URI {redirect_uri!r} is not an http(s) URL") from error
-    price = None
-    if recurring_price not in (None, ""):
-        try:
-            price = Decimal(recurring_price)
-        except InvalidOperation as error:
-            raise InvalidApp(f"recurring price {recurring_price!r} is not a number") from error
-    return App.objects.create(
-        name=name,
-        client_secret=secrets.token_hex(24),
-        redirect_uri=redirect_uri,
-        scopes=",".join(dict.fromkeys(scopes)),
-        recurring_price=price,
-    )
+from storefront.errors import InvalidGrant, NotInstalled
+from storefront.models import AccessToken, App, AuthorizationCode, Installation, Script, Store
+from storefront.services import events
 
 
 def needs_consent(app: App, store: Store) -> bool:
@@ -140,10 +88,16 @@ def installation_for_token(token: str) -> Installation | None:
     return found.installation if found else None
 
 
-def account_holdings(user) -> list:
-    """Stores keep an account from being deleted: they hold orders, uploads and installed
-    apps' data that are not to vanish with a user (config.account_deletion)."""
-    count = Store.objects.filter(owner=user).count()
-    if not count:
-        return []
-    return [Holding("storefront", f"user still owns stores [count: {count}]")]
+def uninstall(store_id: int, app_id: int) -> None:
+    with transaction.atomic():
+        installation = (
+            Installation.objects.select_for_update()
+            .filter(store_id=store_id, app_id=app_id)
+            .first()
+        )
+        if installation is None:
+            raise NotInstalled(f"app {app_id} is not installed in store {store_id}")
+        # Before the webhooks go with the installation; sent once this commits.
+        events.fan_out(store_id, "app/uninstalled", app_id, only_app_id=app_id)
+        Script.objects.filter(store_id=store_id, app_id=app_id).delete()
+        installation.delete()

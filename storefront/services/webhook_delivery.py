@@ -2,38 +2,30 @@
 
 A task gets the ids of a few deliveries (those of one event, or retries due together).
 It claims the due ones in one transaction (row locks, a short lease on each, one attempt
-row each), POSTs them in parallel outside any transaction on a keep-alive session, then
+row each), POSTs them in parallel outside any transaction (`storefront.webhook_posts`), then
 records every result in one transaction and schedules the retries. A task lost with its
 worker is redelivered by the broker (acks_late + reject_on_worker_lost); when a whole
 worker died, the periodic `requeue_lost` queues its deliveries again. Running a batch
 twice is harmless: the claim skips what is done, leased or not yet due.
 """
 
-import hashlib
-import hmac
-import os
-import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-import requests
 from django.conf import settings
 from django.db import connection, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
-from config import outbound
-from storefront.webhook_models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
+from storefront import webhook_posts
+from storefront.models import SUSPENSION_EVENTS, Delivery, DeliveryAttempt
 
-SIGNATURE_HEADER = "X-Linkedstore-Hmac-Sha256"
-# Deliveries per task, and POSTs one worker process has in flight at once.
-BATCH_SIZE = 10
-# Answers are not read; up to this much is drained so that the connection can be reused.
-MAX_ANSWER_BYTES = 64 * 1024
 STALE_ATTEMPT = "no result: the worker stopped during this attempt"
-
+# Sent once the transaction that made deliveries due has committed, with their `ids` and
+# `when` they are due (None: now). `storefront.tasks` answers it by queueing their tasks:
+# tasks call these services, so the services cannot import tasks back.
+deliveries_due = Signal()
 
 # --- retry schedule ------------------------------------------------------------------
 
@@ -62,32 +54,18 @@ def retry_waits() -> list[float]:
     return list(settings.STOREFRONT_WEBHOOK_RETRY_SCHEDULE) or tiendanube_waits()
 
 
-def attempt_limit() -> float:
-    """The most one POST may take, answer included (a trickling endpoint is cut there)."""
-    return 2 * settings.STOREFRONT_WEBHOOK_TIMEOUT + 1
-
-
 def lease_seconds() -> float:
     """How long a started attempt keeps others off its delivery: its limit plus slack."""
-    return attempt_limit() + 2
+    return webhook_posts.attempt_limit() + 2
 
 
 # --- queueing ------------------------------------------------------------------------
 
 
-def queue(ids: list[int], when=None) -> None:
-    """Queue tasks for these deliveries, BATCH_SIZE per task, now or at `when`."""
-    from storefront.tasks import deliver_webhooks
-
-    for start in range(0, len(ids), BATCH_SIZE):
-        deliver_webhooks.apply_async(
-            args=[ids[start : start + BATCH_SIZE]], queue="webhooks", eta=when
-        )
-
-
-def _queue_after_commit(ids: list[int], when=None) -> None:
+def queue_after_commit(ids: list[int], when=None) -> None:
+    """Have these deliveries' tasks queued once the current transaction commits."""
     if ids:
-        transaction.on_commit(lambda: queue(ids, when))
+        transaction.on_commit(lambda: deliveries_due.send(sender=None, ids=ids, when=when))
 
 
 def requeue_lost() -> int:
@@ -107,8 +85,35 @@ def requeue_lost() -> int:
             .values_list("id", flat=True)[:1000]
         )
         Delivery.objects.filter(pk__in=ids).update(queued_for=now)
-        _queue_after_commit(ids)
+        queue_after_commit(ids)
     return len(ids)
+
+
+def retry_now(ids: list[int]) -> list[int]:
+    """An operator's retry of failed or dropped deliveries: one more attempt, now.
+
+    The delivery is pending again and goes through the same claim as any attempt (still
+    dropped if its store or app is suspended); a failed one that fails again is failed
+    again at once, its schedule being spent. The ids of the deliveries queued.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        retried = list(
+            Delivery.objects.select_for_update()
+            .filter(pk__in=ids, status__in=[Delivery.FAILED, Delivery.DROPPED])
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        Delivery.objects.filter(pk__in=retried).update(
+            status=Delivery.PENDING,
+            next_attempt_at=now,
+            queued_for=now,
+            lease_until=None,
+            finished_at=None,
+            outcome="retry requested by a site administrator",
+        )
+        queue_after_commit(retried)
+    return retried
 
 
 # --- claim ---------------------------------------------------------------------------
@@ -225,7 +230,7 @@ def claim(ids: list[int], worker: str) -> list[Claim]:
             if delivery.lease_until and delivery.lease_until > now:
                 when = delivery.lease_until + timedelta(milliseconds=200)
                 Delivery.objects.filter(pk=delivery.pk).update(queued_for=when)
-                _queue_after_commit([delivery.pk], when)
+                queue_after_commit([delivery.pk], when)
             elif reason := _blocked(delivery):
                 dropped[reason].append(delivery.pk)
             else:
@@ -258,105 +263,6 @@ def claim(ids: list[int], worker: str) -> list[Claim]:
             starting[delivery_id].attempts = number
             claims.append(Claim(delivery=starting[delivery_id], attempt_id=attempt_id))
     return claims
-
-
-# --- POST ----------------------------------------------------------------------------
-
-
-def sign(body: bytes, secret: str) -> str:
-    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-class _Sender:
-    """Per process: a keep-alive session and the threads that POST a batch in parallel.
-
-    Worker children fork, so a sender made before the fork is never reused after it.
-    """
-
-    def __init__(self):
-        self.pid = os.getpid()
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxies from the environment for app endpoints
-        # Each new connection goes only to the address checked as it is resolved then;
-        # redirects are never followed (allow_redirects=False below).
-        adapter = outbound.CheckedAdapter(
-            lambda: settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS,
-            pool_connections=32,
-            pool_maxsize=BATCH_SIZE,
-        )
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
-        self.threads = ThreadPoolExecutor(BATCH_SIZE, thread_name_prefix="webhook-post")
-
-
-_sender: _Sender | None = None
-
-
-def _current_sender() -> _Sender:
-    global _sender
-    if _sender is None or _sender.pid != os.getpid():
-        _sender = _Sender()
-    return _sender
-
-
-def _post(session: requests.Session, claim_: Claim) -> tuple[int | None, str, int]:
-    """POST the exact body, signed: (status code, error text, duration in ms)."""
-    body = claim_.delivery.body.encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "Storefront-Webhooks/1.0",
-        SIGNATURE_HEADER: sign(body, claim_.delivery.secret),
-    }
-    timeout = settings.STOREFRONT_WEBHOOK_TIMEOUT
-    started = time.monotonic()
-    try:
-        with session.post(
-            claim_.delivery.url,
-            data=body,
-            headers=headers,
-            timeout=(timeout, timeout),
-            allow_redirects=False,
-            stream=True,
-        ) as response:
-            result = response.status_code, ""
-            _drain(response)
-    except requests.Timeout:
-        result = None, f"no answer within {timeout} s"
-    except (requests.RequestException, OSError) as error:
-        result = None, f"{type(error).__name__}: {error}"[:500]
-    return *result, int((time.monotonic() - started) * 1000)
-
-
-def _drain(response: requests.Response) -> None:
-    """Read the answer, up to a limit: a connection whose answer was read to the end goes
-    back to the pool for the next POST (one closed unread is dropped)."""
-    read = 0
-    try:
-        for chunk in response.iter_content(16384):
-            read += len(chunk)
-            if read > MAX_ANSWER_BYTES:
-                return
-    except requests.RequestException:
-        pass  # the status has come; the rest of the answer does not matter
-
-
-def post_all(claims: list[Claim]) -> None:
-    """POST every claimed delivery at once; fills in each claim's result and attempt."""
-    global _sender
-    sender = _current_sender()
-    started = time.monotonic()
-    futures = {sender.threads.submit(_post, sender.session, item): item for item in claims}
-    _, late = wait_for(futures, timeout=attempt_limit())
-    for future, item in futures.items():
-        if future in late:
-            # An endpoint trickling its answer keeps a thread: this sender is left to it.
-            item.status_code, item.error = None, "no complete answer within the attempt limit"
-            item.duration_ms = int((time.monotonic() - started) * 1000)
-        else:
-            item.status_code, item.error, item.duration_ms = future.result()
-    if late:
-        sender.threads.shutdown(wait=False)
-        _sender = None
 
 
 # --- record --------------------------------------------------------------------------
@@ -443,12 +349,12 @@ def record(claims: list[Claim]) -> None:
             if next_at[delivery_id] is not None:
                 retries[next_at[delivery_id]].append(delivery_id)
         for when, ids in retries.items():
-            _queue_after_commit(ids, when)
+            queue_after_commit(ids, when)
 
 
 def deliver(ids: list[int], worker: str) -> None:
     """One attempt of each of these deliveries that is due and free (the task body)."""
     claims = claim(ids, worker)
     if claims:
-        post_all(claims)
+        webhook_posts.post_all(claims)
         record(claims)

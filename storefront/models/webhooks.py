@@ -1,9 +1,8 @@
-"""Webhooks an app registers in a store, and the record of every delivery and attempt.
-
-Imported at the end of storefront/models.py, so Django sees these as storefront models.
-"""
+"""Webhooks an app registers in a store, and the record of every delivery and attempt."""
 
 from django.db import models
+
+__all__ = ["EVENTS", "SUSPENSION_EVENTS", "Delivery", "DeliveryAttempt", "Webhook"]
 
 EVENTS = (
     "app/uninstalled",
