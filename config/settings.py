@@ -219,6 +219,8 @@ if S3_BUCKET:
 # middleware): bytes go from the bucket to the client, not through the web process.
 REGISTRY_S3_REDIRECT = env_bool("REGISTRY_S3_REDIRECT", False)
 REGISTRY_S3_REDIRECT_SECONDS = env_int("REGISTRY_S3_REDIRECT_SECONDS", 1200)
+# How long a session stays held by a request on a node that died (a live one renews it).
+REGISTRY_S3_UPLOAD_LEASE_SECONDS = env_int("REGISTRY_S3_UPLOAD_LEASE_SECONDS", 30)
 # Upload sessions untouched for this long are removed with their staged bytes.
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from botocore.exceptions import ClientError
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -32,10 +33,13 @@ from registry.distribution.models import Upload
 # PART_SIZE, one part in flight while the next is received.
 MIN_PART_SIZE = 5 * 1024 * 1024
 PART_SIZE = 8 * 1024 * 1024
-LEASE = timedelta(seconds=30)
-RENEW_SECONDS = 10.0
 
 _transfers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="s3-part")
+
+
+def _lease() -> timedelta:
+    """How long a request's hold on a session lasts unless renewed (a third of it)."""
+    return timedelta(seconds=settings.REGISTRY_S3_UPLOAD_LEASE_SECONDS)
 
 
 def _bucket():
@@ -125,7 +129,7 @@ def hold(upload_id):
     now = timezone.now()
     taken = Upload.objects.filter(
         Q(holder__isnull=True) | Q(held_until__lt=now), id=upload_id
-    ).update(holder=token, held_until=now + LEASE)
+    ).update(holder=token, held_until=now + _lease())
     if not taken:
         if Upload.objects.filter(id=upload_id).exists():
             raise storage.UploadBusy(str(upload_id))
@@ -154,10 +158,10 @@ class _ObjectUpload:
 
     def _renew(self) -> None:
         """Keep the lease while a long body streams; UploadGone once it is lost."""
-        if time.monotonic() - self._renewed < RENEW_SECONDS:
+        if time.monotonic() - self._renewed < _lease().total_seconds() / 3:
             return
         if not Upload.objects.filter(id=self.upload_id, holder=self.token).update(
-            held_until=timezone.now() + LEASE
+            held_until=timezone.now() + _lease()
         ):
             raise storage.UploadGone(str(self.upload_id))
         self._renewed = time.monotonic()
@@ -177,7 +181,7 @@ class _ObjectUpload:
             offset=start + size,
             segments=[list(segment) for segment in segments],
             update_time=timezone.now(),
-            held_until=timezone.now() + LEASE,
+            held_until=timezone.now() + _lease(),
         ):
             _delete_keys([object_key])
             raise storage.UploadGone(key)
