@@ -13,6 +13,9 @@ def s3_storages(
     region: str = "",
 ) -> dict:
     """STORAGES entries for `registry` and `default`, two prefixes of one bucket."""
+    # Imported here: a server without S3_BUCKET never loads botocore.
+    from botocore.config import Config
+
     common = {
         "bucket_name": bucket,
         # Empty: AWS itself (its endpoint from the region); otherwise any S3-compatible
@@ -25,6 +28,8 @@ def s3_storages(
         "secret_key": secret_key or None,
         # An opened file spills to disk past this: store images stay out of memory.
         "max_memory_size": 1024 * 1024,
+        # Request threads and each one's part in flight share the client's connections.
+        "client_config": Config(max_pool_connections=64),
     }
     return {
         # Blobs are content-addressed: writing one again writes the same bytes.

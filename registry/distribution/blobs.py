@@ -195,6 +195,8 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
             link(upload.repository_name, blob)
 
         _add_to_project(upload.repository_name, digest, upload.offset, store)
+        # The staging goes after the charge committed (on S3: requests to the service).
+        storage.discard_upload_file(upload.id)
         upload.delete()
 
 

@@ -219,11 +219,10 @@ class _ObjectUpload:
 
     def promote(self, digest: str) -> None:
         """Copy the verified bytes to the blob's address (under the blob row's lock, as the
-        filesystem's rename), then remove the staging."""
+        filesystem's rename); the staging goes once the charge has committed."""
         target = _key(storage.blob_path(digest))
         if not _exists(target):
             _compose(self.upload_id, self.segments, target)
-        storage.discard_upload_file(self.upload_id)
 
 
 def open_object_key(key: str) -> _Body:
