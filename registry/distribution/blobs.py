@@ -168,6 +168,10 @@ def _append(upload: Upload, staged, stream, length: int | None, algorithm="sha25
         raise SizeInvalid("request body shorter than its Content-Length") from exc
     except storage.UploadGone as exc:
         raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
+    except storage.UploadBusy as exc:
+        raise RangeInvalid(
+            "another request is writing to this upload", headers=upload_headers(upload)
+        ) from exc
 
 
 def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> None:

@@ -157,14 +157,21 @@ class _ObjectUpload:
         return tuple(name for name, _ in self.segments)
 
     def _renew(self) -> None:
-        """Keep the lease while a long body streams; UploadGone once it is lost."""
+        """Keep the lease while a long body streams (checked at every chunk received)."""
         if time.monotonic() - self._renewed < _lease().total_seconds() / 3:
             return
         if not Upload.objects.filter(id=self.upload_id, holder=self.token).update(
             held_until=timezone.now() + _lease()
         ):
-            raise storage.UploadGone(str(self.upload_id))
+            self._lost()
         self._renewed = time.monotonic()
+
+    def _lost(self):
+        """The lease went: to another request (its lease lapsed while this one stalled), or
+        with the session."""
+        if Upload.objects.filter(id=self.upload_id).exists():
+            raise storage.UploadBusy(str(self.upload_id))
+        raise storage.UploadGone(str(self.upload_id))
 
     def append(self, stream, length: int | None, algorithm: str) -> int:
         key = str(self.upload_id)
@@ -175,7 +182,8 @@ class _ObjectUpload:
         name = f"{start:016d}-{uuid.uuid4().hex[:12]}"
         object_key = _staging(self.upload_id) + name
         size = _write(object_key, storage.read_body(stream, length), hasher, self._renew)
-        segments = [*self.segments, (name, size)]
+        # An empty body adds no segment (nothing was written).
+        segments = [*self.segments, (name, size)] if size else self.segments
         # Recorded only while this request still holds the session where it started.
         if not Upload.objects.filter(id=self.upload_id, holder=self.token, offset=start).update(
             offset=start + size,
@@ -184,7 +192,7 @@ class _ObjectUpload:
             held_until=timezone.now() + _lease(),
         ):
             _delete_keys([object_key])
-            raise storage.UploadGone(key)
+            self._lost()
         self.segments = segments
         self.offset = start + size
         if hasher is not None:
@@ -232,7 +240,8 @@ def open_object_key(key: str) -> _Body:
 
 def _write(key: str, chunks, hasher, renew) -> int:
     """Stream the chunks into one object: a PUT when they fit in one part, else a multipart
-    upload, aborted if the body breaks off. The hasher (if any) sees every byte."""
+    upload, aborted if the body breaks off; no object for no bytes. The hasher (if any)
+    sees every byte; `renew` is called at every chunk."""
     client, bucket, _ = _bucket()
     overlapped = storage._OverlappedHasher(hasher) if hasher is not None else None
     upload_id = None
@@ -254,6 +263,7 @@ def _write(key: str, chunks, hasher, renew) -> int:
                 overlapped.update(chunk)
             buffer += chunk
             total += len(chunk)
+            renew()
             if len(buffer) >= PART_SIZE:
                 if upload_id is None:
                     upload_id = client.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
@@ -262,11 +272,11 @@ def _write(key: str, chunks, hasher, renew) -> int:
                 number += 1
                 in_flight = _transfers.submit(send, bytes(buffer), number)
                 buffer = bytearray()
-                renew()
         if overlapped is not None:
             overlapped.finish()
         if upload_id is None:
-            client.put_object(Bucket=bucket, Key=key, Body=bytes(buffer))
+            if total:
+                client.put_object(Bucket=bucket, Key=key, Body=bytes(buffer))
             return total
         if in_flight is not None:
             parts.append(in_flight.result())
@@ -305,7 +315,10 @@ def _compose(upload_id, segments: list, target: str) -> None:
             Bucket=bucket, Key=target, CopySource={"Bucket": bucket, "Key": sources[0][0]}
         )
         return
-    if not sources or any(size < MIN_PART_SIZE for _, size in sources[:-1]):
+    if not sources:
+        client.put_object(Bucket=bucket, Key=target, Body=b"")
+        return
+    if any(size < MIN_PART_SIZE for _, size in sources[:-1]):
         _write(target, _segment_chunks(sources), None, lambda: None)
         return
     upload = client.create_multipart_upload(Bucket=bucket, Key=target)["UploadId"]

@@ -243,3 +243,22 @@ def test_body_shorter_than_its_content_length_is_size_invalid(reg):
     assert head.split()[1] == b"400"
     assert json.loads(body)["errors"][0]["code"] == "SIZE_INVALID"
     assert reg.request("GET", location).headers["Range"] == "0-4"
+
+
+def test_empty_chunks_and_the_empty_blob(reg):
+    location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
+    nothing = reg.request("PATCH", location, data=b"")
+    assert nothing.status_code == 202
+    assert nothing.headers["Range"] == "0-0"
+    patched = reg.request("PATCH", location, data=b"abc", headers={"Content-Range": "0-2"})
+    assert patched.status_code == 202
+    assert reg.request("PATCH", patched.headers["Location"], data=b"").status_code == 202
+    done = reg.request("PUT", patched.headers["Location"], params={"digest": sha256(b"abc")})
+    assert done.status_code == 201, done.text
+    assert reg.request("GET", f"/v2/team/app/blobs/{sha256(b'abc')}").content == b"abc"
+
+    empty = sha256(b"")
+    created = reg.request("POST", "/v2/team/app/blobs/uploads/", params={"digest": empty})
+    assert created.status_code == 201, created.text
+    got = reg.request("GET", f"/v2/team/app/blobs/{empty}")
+    assert (got.status_code, got.content, got.headers["Content-Length"]) == (200, b"", "0")

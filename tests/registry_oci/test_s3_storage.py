@@ -157,3 +157,20 @@ def test_health_checks_the_bucket(s3_storage, settings):
         "registry": {**registry, "OPTIONS": {**registry["OPTIONS"], "bucket_name": "missing"}},
     }
     assert "storage not writable" in health.check_storage()
+
+
+def test_a_request_whose_lease_went_to_another_keeps_nothing(s3_storage, db):
+    """A request that stalled past its lease while another took the session: its bytes are
+    not recorded (416 for it), the other's state stands."""
+    import io
+
+    from registry.distribution import storage
+
+    upload = Upload.objects.create(repository_name="team/app")
+    with storage.hold_upload(upload.id) as held:
+        Upload.objects.filter(id=upload.id).update(holder="00000000-0000-0000-0000-000000000002")
+        with pytest.raises(storage.UploadBusy):
+            held.append(io.BytesIO(b"late bytes"), 10, "sha256")
+    upload.refresh_from_db()
+    assert (upload.offset, upload.segments) == (0, [])
+    assert objects(s3_storage["S3_BUCKET"], "registry/_uploads/") == {}
