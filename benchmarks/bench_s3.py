@@ -18,14 +18,22 @@ from pathlib import Path
 
 import requests
 
-from benchmarks.bench_oci import ADMIN, blob_source, pull_blob, push_blob
+from benchmarks.bench_oci import (
+    ADMIN,
+    PeakRss,
+    blob_source,
+    pull_blob,
+    push_blob,
+    server_pids,
+)
 from benchmarks.harness import backing_services, manage, print_table, run_django, web_server
-from registry.distribution.s3 import PART_SIZE
 from tests.services.s3 import S3Server, new_bucket, s3_client, s3_settings_env
 from tests.services.servers import Services
 
 BLOB_MIB = 100
 ROUNDS = 5
+# registry.distribution.s3.PART_SIZE (that module needs Django set up).
+PART_SIZE = 8 * 1024 * 1024
 
 
 @contextlib.contextmanager
@@ -113,6 +121,11 @@ def run() -> None:
                 # Untimed: the first transfer opens connections and fills caches.
                 push_blob(opened, base, source, digest)
                 pull_blob(opened, base, digest, size)
+            sampling = contextlib.ExitStack()
+            samplers = {
+                label: sampling.enter_context(PeakRss(server_pids(base)))
+                for label, (base, _) in targets.items()
+            }
             for _ in range(ROUNDS):
                 for label, (base, opened) in targets.items():
                     pushes[label].append(push_blob(opened, base, source, digest))
@@ -120,6 +133,7 @@ def run() -> None:
                 for label, (base, opened) in targets.items():
                     pulls[label].append(pull_blob(opened, base, digest, size))
                 pulls[direct].append(direct_pull(client, bucket))
+            sampling.close()
         rows = [
             {
                 "storage": label,
@@ -127,6 +141,7 @@ def run() -> None:
                 "push MiB/s median": BLOB_MIB / statistics.median(pushes[label]),
                 "pull MiB/s best": BLOB_MIB / min(pulls[label]),
                 "pull MiB/s median": BLOB_MIB / statistics.median(pulls[label]),
+                "web RSS peak MiB": samplers[label].peak / 1024 if label in samplers else "",
             }
             for label in pushes
         ]

@@ -44,7 +44,7 @@ def _lease() -> timedelta:
 
 def _bucket():
     backend = storage.blob_storage()
-    return backend.connection.meta.client, backend.bucket_name, backend
+    return backend.connection.meta.client, backend.bucket_name
 
 
 def _key(name: str) -> str:
@@ -75,11 +75,14 @@ class _Body:
 
 
 def open_object(name: str, start: int = 0, length: int | None = None) -> _Body:
-    """The object's bytes from `start` (`length` of them at most), streamed: a ranged GET."""
-    client, bucket, _ = _bucket()
-    request = {"Bucket": bucket, "Key": _key(name)}
-    if length == 0:
-        return _Body(_Empty())
+    """The object's bytes from `start` (`length` of them at most, at least one), streamed:
+    a ranged GET; FileNotFoundError when it is not there."""
+    return _open(_key(name), start, length)
+
+
+def _open(key: str, start: int = 0, length: int | None = None) -> _Body:
+    client, bucket = _bucket()
+    request = {"Bucket": bucket, "Key": key}
     if start or length is not None:
         end = "" if length is None else str(start + length - 1)
         request["Range"] = f"bytes={start}-{end}"
@@ -87,27 +90,19 @@ def open_object(name: str, start: int = 0, length: int | None = None) -> _Body:
         return _Body(client.get_object(**request)["Body"])
     except ClientError as error:
         if _missing(error) or error.response.get("Error", {}).get("Code") == "InvalidRange":
-            raise FileNotFoundError(name) from error
+            raise FileNotFoundError(key) from error
         raise
 
 
-class _Empty:
-    def read(self, size=None) -> bytes:
-        return b""
-
-    def close(self) -> None:
-        pass
-
-
 def presigned_url(name: str, seconds: int) -> str:
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     return client.generate_presigned_url(
         "get_object", Params={"Bucket": bucket, "Key": _key(name)}, ExpiresIn=seconds
     )
 
 
 def _exists(key: str) -> bool:
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     try:
         client.head_object(Bucket=bucket, Key=key)
     except ClientError as error:
@@ -212,7 +207,7 @@ class _ObjectUpload:
         if hasher is None:
             hasher = digests.new_hasher(algorithm)
             for name, _ in self.segments:
-                with open_object_key(_staging(self.upload_id) + name) as body:
+                with _open(_staging(self.upload_id) + name) as body:
                     while chunk := body.read(storage.CHUNK_SIZE):
                         hasher.update(chunk)
         return f"{algorithm}:{hasher.hexdigest()}"
@@ -233,16 +228,11 @@ class _ObjectUpload:
             _compose(self.upload_id, self.segments, target)
 
 
-def open_object_key(key: str) -> _Body:
-    client, bucket, _ = _bucket()
-    return _Body(client.get_object(Bucket=bucket, Key=key)["Body"])
-
-
 def _write(key: str, chunks, hasher, renew) -> int:
     """Stream the chunks into one object: a PUT when they fit in one part, else a multipart
     upload, aborted if the body breaks off; no object for no bytes. The hasher (if any)
     sees every byte; `renew` is called at every chunk."""
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     overlapped = storage._OverlappedHasher(hasher) if hasher is not None else None
     upload_id = None
     parts: list[dict] = []
@@ -251,7 +241,7 @@ def _write(key: str, chunks, hasher, renew) -> int:
     total = 0
     number = 0
 
-    def send(data: bytes, number: int) -> dict:
+    def send(data: bytearray, number: int) -> dict:
         answer = client.upload_part(
             Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=data
         )
@@ -270,19 +260,20 @@ def _write(key: str, chunks, hasher, renew) -> int:
                 if in_flight is not None:
                     parts.append(in_flight.result())
                 number += 1
-                in_flight = _transfers.submit(send, bytes(buffer), number)
+                # Handed over as it is: a new buffer takes the next bytes.
+                in_flight = _transfers.submit(send, buffer, number)
                 buffer = bytearray()
         if overlapped is not None:
             overlapped.finish()
         if upload_id is None:
             if total:
-                client.put_object(Bucket=bucket, Key=key, Body=bytes(buffer))
+                client.put_object(Bucket=bucket, Key=key, Body=buffer)
             return total
         if in_flight is not None:
             parts.append(in_flight.result())
             in_flight = None
         if buffer:
-            parts.append(send(bytes(buffer), number + 1))
+            parts.append(send(buffer, number + 1))
         client.complete_multipart_upload(
             Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
         )
@@ -307,7 +298,7 @@ def _compose(upload_id, segments: list, target: str) -> None:
     """The segments' bytes, in order, as the object `target`: copied inside the service when
     every segment but the last is large enough to be a multipart part, else streamed through
     this process in parts (memory holds two parts)."""
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     prefix = _staging(upload_id)
     sources = [(prefix + name, size) for name, size in segments]
     if len(sources) == 1 and sources[0][1] <= MAX_COPY:
@@ -348,14 +339,14 @@ def _compose(upload_id, segments: list, target: str) -> None:
 
 def _segment_chunks(sources):
     for key, _ in sources:
-        with open_object_key(key) as body:
+        with _open(key) as body:
             while chunk := body.read(storage.CHUNK_SIZE):
                 yield chunk
 
 
 def _listing(prefix: str) -> dict[str, int]:
     """Key -> size of the objects under `prefix`."""
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     found = {}
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         for item in page.get("Contents", ()):
@@ -364,7 +355,7 @@ def _listing(prefix: str) -> dict[str, int]:
 
 
 def _delete_keys(keys) -> None:
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     keys = list(keys)
     for first in range(0, len(keys), 1000):
         client.delete_objects(
@@ -376,7 +367,7 @@ def _delete_keys(keys) -> None:
 def _abort_multipart(prefix: str, started_before=None) -> None:
     """Multipart uploads under `prefix` left by requests that died (their parts are stored
     and billed until aborted)."""
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     for page in client.get_paginator("list_multipart_uploads").paginate(
         Bucket=bucket, Prefix=prefix
     ):
@@ -398,7 +389,7 @@ def discard(upload_id) -> None:
 def purge_orphans(known: set[str], cutoff) -> None:
     """Staging of sessions that no row names any more (a request died between removing
     the row and the objects), and multipart uploads older than `cutoff`."""
-    client, bucket, _ = _bucket()
+    client, bucket = _bucket()
     root = _key("_uploads/")
     doomed = []
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=root):

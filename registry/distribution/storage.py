@@ -350,6 +350,8 @@ def delete_blob(digest: str) -> None:
 
 def read_bytes(digest: str, limit: int = -1) -> bytes:
     """The blob's bytes (its first `limit` only, when given)."""
+    if limit == 0:
+        return b""
     with open_blob(digest, 0, None if limit < 0 else limit) as handle:
         return handle.read(limit)
 
