@@ -4,7 +4,7 @@ import time
 import uuid
 
 from django.core.cache import cache
-from django.core.files.storage import default_storage
+from django.core.files.storage import default_storage, storages
 from django.db import connection
 
 from config.celery import app as celery_app
@@ -71,9 +71,12 @@ def check_worker() -> str | None:
 
 
 def check_storage() -> str | None:
+    """The default storage (uploaded files) and the registry's blob storage take a write
+    (both are S3 buckets' prefixes when object storage is configured)."""
     try:
-        name = default_storage.save(f"health/{uuid.uuid4().hex}", _probe_file())
-        default_storage.delete(name)
+        for storage in (default_storage, storages["registry"]):
+            name = storage.save(f"health/{uuid.uuid4().hex}", _probe_file())
+            storage.delete(name)
     except Exception as exc:
         return f"failed to check health: storage not writable ({exc.__class__.__name__})"
     return None

@@ -5,6 +5,7 @@ from pathlib import Path
 import dj_database_url
 
 from config.env import data_dir, env_bool, env_int, env_list, env_str, secret_key
+from config.object_storage import s3_storages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = data_dir(BASE_DIR)
@@ -201,6 +202,25 @@ STORAGES = {
     },
 }
 REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
+# Object storage (S3 or any S3-compatible service) for blobs and store images instead of
+# DATA_DIR; uploads in progress are then staged in the bucket too (registry.distribution.s3).
+S3_BUCKET = env_str("S3_BUCKET")
+if S3_BUCKET:
+    STORAGES.update(
+        s3_storages(
+            S3_BUCKET,
+            endpoint_url=env_str("S3_ENDPOINT_URL"),
+            access_key=env_str("S3_ACCESS_KEY_ID"),
+            secret_key=env_str("S3_SECRET_ACCESS_KEY"),
+            region=env_str("S3_REGION"),
+        )
+    )
+# A blob GET answers 307 to a pre-signed URL of the object (Distribution's `redirect`
+# middleware): bytes go from the bucket to the client, not through the web process.
+REGISTRY_S3_REDIRECT = env_bool("REGISTRY_S3_REDIRECT", False)
+REGISTRY_S3_REDIRECT_SECONDS = env_int("REGISTRY_S3_REDIRECT_SECONDS", 1200)
+# How long a session stays held by a request on a node that died (a live one renews it).
+REGISTRY_S3_UPLOAD_LEASE_SECONDS = env_int("REGISTRY_S3_UPLOAD_LEASE_SECONDS", 30)
 # Upload sessions untouched for this long are removed with their staged bytes.
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
