@@ -15,6 +15,7 @@ import os
 import socket
 import time
 import uuid
+from pathlib import Path
 
 from celery.beat import PersistentScheduler
 from django.conf import settings
@@ -87,7 +88,7 @@ class FileLease:
 
     def holder(self) -> str:
         with contextlib.suppress(OSError):
-            return open(self.path).read().strip() or "nobody"
+            return Path(self.path).read_text().strip() or "nobody"
         return "nobody"
 
     def release(self) -> None:
