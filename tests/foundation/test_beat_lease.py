@@ -91,11 +91,11 @@ def test_one_beat_sends_the_others_stand_by_and_take_over(tmp_path):
         beat("c", tmp_path, data_dir) as c,
     ):
         beats = [a, b, c]
-        wait_until(lambda: any(x.sent() for x in beats), 60, message="a beat to send")
+        wait_until(lambda: any(x.sent() for x in beats), 120, message="a beat to send")
         active = next(x for x in beats if x.sent())
         standbys = [x for x in beats if x is not active]
         standing = lambda: all("standing by" in x.log() for x in standbys)  # noqa: E731
-        wait_until(standing, 60, message="the standbys")
+        wait_until(standing, 120, message="the standbys")
         assert lease_holder_pid(data_dir) == active.process.pid
         before = active.sent()
         wait_until(lambda: active.sent() >= before + 4, 30, message="the active beat")
