@@ -292,15 +292,23 @@ def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_di
 
     status = wait_until(status_on_b, 30, message="B to report the session")
     assert status.headers["Range"] == f"0-{len(first) - 1}"
-    resumed = session.patch(
-        b.url + location,
-        data=second,
-        headers={
-            "Content-Range": f"{len(first)}-{len(first) + len(second) - 1}",
-            "Content-Type": "application/octet-stream",
-        },
-    )
-    assert resumed.status_code == 202, resumed.text
+
+    def resume_on_b():
+        # The dead request's hold on the session may outlive it a few seconds (object
+        # storage: a lease in the session's row); meanwhile B answers 416, as to any
+        # second writer, and the client tries again.
+        response = session.patch(
+            b.url + location,
+            data=second,
+            headers={
+                "Content-Range": f"{len(first)}-{len(first) + len(second) - 1}",
+                "Content-Type": "application/octet-stream",
+            },
+        )
+        assert response.status_code in (202, 416), response.text
+        return response.status_code == 202 and response
+
+    resumed = wait_until(resume_on_b, 30, interval=0.5, message="B to take the upload")
     digest = sha256(first + second)
     done = session.put(b.url + resumed.headers["Location"], params={"digest": digest})
     assert done.status_code == 201, done.text
