@@ -140,6 +140,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Beat's own tick: the admin dashboard shows when a worker last ran it.
 CELERY_BEAT_SCHEDULE = {"config-beat-tick": {"task": "config.beat_tick", "schedule": 30.0}}
 CELERY_TIMEZONE = "UTC"
+# Any number of beats may run: one holds a lease and sends, the others stand by
+# (config/beat.py); one that dies is replaced within this many seconds.
+CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
+BEAT_LEASE_SECONDS = env_int("BEAT_LEASE_SECONDS", 30)
 
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
