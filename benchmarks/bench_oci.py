@@ -35,8 +35,13 @@ PER_ROUND = 40
 PULL_CLIENTS = (1, 8)
 MANIFEST_ACCEPT = "application/vnd.oci.image.manifest.v1+json"
 RAM_DISK = "/dev/shm" if os.path.isdir("/dev/shm") else None
-# `make run` with no settings: only DATA_DIR (SQLite, the file cache, no Redis).
-EMBEDDED_DEFAULT = {"DATABASE_URL": "", "REDIS_URL": "", "CELERY_BROKER_URL": ""}
+# `make run` with no settings but DATA_DIR and the admin's password (SQLite, the file cache).
+EMBEDDED_DEFAULT = {
+    "DATABASE_URL": "",
+    "REDIS_URL": "",
+    "CELERY_BROKER_URL": "",
+    "ADMIN_PASSWORD": ADMIN[1],
+}
 
 
 @contextlib.contextmanager
