@@ -205,6 +205,8 @@ REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
 REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
+# Pull records (pull_time, pull_count, audit) are written in batches this long after a pull.
+REGISTRY_PULL_RECORD_MS = env_int("REGISTRY_PULL_RECORD_MS", 100)
 CELERY_BEAT_SCHEDULE["registry-purge-abandoned-uploads"] = {
     "task": "registry.purge_abandoned_uploads",
     "schedule": 3600.0,

@@ -400,19 +400,17 @@ def _read(digest: str) -> bytes:
 
 def record_pull(found: Found, username: str) -> None:
     """Queued: the response does not wait for the records (see `pulls`)."""
-    pulls.write(
-        [
-            pulls.Pull(
-                project_id=found.project_id,
-                repository_id=found.repository_id,
-                repository_name=found.repository_name,
-                artifact_id=found.artifact_id,
-                digest=found.digest,
-                tag=found.tag,
-                username=username,
-                time=timezone.now(),
-            )
-        ]
+    pulls.record(
+        pulls.Pull(
+            project_id=found.project_id,
+            repository_id=found.repository_id,
+            repository_name=found.repository_name,
+            artifact_id=found.artifact_id,
+            digest=found.digest,
+            tag=found.tag,
+            username=username,
+            time=timezone.now(),
+        )
     )
 
 

@@ -2,10 +2,11 @@
 the manifest is served: a pull never waits for a database write (Harbor records pulls
 asynchronously too).
 
-Each process queues its pulls; one thread writes them in batches, at most `DELAY` after
-the first of a batch (a few statements per batch, whatever its size). Process exit
+Each process queues its pulls; one thread writes them in batches, REGISTRY_PULL_RECORD_MS
+after the first of a batch (a few statements per batch, whatever its size). Process exit
 (SIGTERM to gunicorn, Ctrl-C of `make run`) writes what is queued; a killed process loses
-the pulls of its last `DELAY` at most. A batch that fails is retried, up to `MAX_QUEUED`.
+the pulls of its last REGISTRY_PULL_RECORD_MS at most. A batch that fails (database down)
+is retried a second later, up to MAX_QUEUED pulls.
 """
 
 import atexit
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django import db
+from django.conf import settings
 from django.db import connection, transaction
 
 from registry import audit, configuration
@@ -24,10 +26,7 @@ from registry.models import Artifact, AuditLog, Repository, Tag
 
 logger = logging.getLogger("registry.distribution")
 
-DELAY = 0.1
 RETRY_SECONDS = 1.0
-# An idle writer closes its database connection (PostgreSQL backends are a resource).
-IDLE_SECONDS = 5.0
 MAX_QUEUED = 100_000
 
 
@@ -63,36 +62,44 @@ def record(pull: Pull) -> None:
 
 
 def flush() -> None:
-    """Store every pull queued so far (the writer thread's way, and the tests')."""
+    """Store every pull queued so far (after the batch being written, if any)."""
     with _writing:
+        _write_queued()
+
+
+def _write_queued() -> None:
+    with _queue_lock:
+        batch = _queued[:]
+        _queued.clear()
+    if not batch:
+        return
+    try:
+        write(batch)
+    except Exception:
+        logger.exception("pull records not written; %d will be retried", len(batch))
         with _queue_lock:
-            batch = _queued[:]
-            _queued.clear()
-        if not batch:
-            return
-        try:
-            write(batch)
-        except Exception:
-            logger.exception("pull records not written; %d will be retried", len(batch))
-            with _queue_lock:
-                _queued[:0] = batch[: max(MAX_QUEUED - len(_queued), 0)]
-            raise
+            _queued[:0] = batch[: max(MAX_QUEUED - len(_queued), 0)]
+        raise
 
 
 def _write_forever() -> None:
     while True:
-        if not _wake.wait(IDLE_SECONDS):
-            db.connections.close_all()
-            continue
-        time.sleep(DELAY)  # pulls arriving meanwhile join this batch
+        _wake.wait()
+        time.sleep(settings.REGISTRY_PULL_RECORD_MS / 1000)  # pulls arriving meanwhile join in
         _wake.clear()
-        try:
-            flush()
-        except Exception:
+        failed = False
+        with _writing:
+            try:
+                _write_queued()
+            except Exception:
+                failed = True
+            finally:
+                # A connection per batch: none held between batches (nor when the process
+                # or the test database goes away).
+                db.connections.close_all()
+        if failed:
             time.sleep(RETRY_SECONDS)
             _wake.set()
-        finally:
-            db.close_old_connections()
 
 
 atexit.register(flush)
