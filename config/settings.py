@@ -77,7 +77,8 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file: wait for locks, write-ahead log.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept (CONN_MAX_AGE) as on PostgreSQL: opening one (its PRAGMAs, WAL
+    # setup) cost more than the pull requests it served.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
