@@ -166,3 +166,29 @@ def test_blob_bodies_read_from_the_socket_keep_the_connection_in_step(
         # All of it on one connection.
         assert connection.sock is sock
         connection.close()
+
+
+def test_pulls_still_queued_are_written_when_the_server_stops(reg, bearer, tmp_path):
+    """Pull records wait (here: up to ten minutes) for their batch; a clean stop (SIGTERM,
+    as `make run` and operators send) writes them."""
+    from registry.models import AuditLog, Repository
+
+    digest = reg.push_image(NAME, "v1")
+    headers = {**bearer, "Accept": "application/vnd.oci.image.manifest.v1+json"}
+    server = gunicorn(
+        database_url(),
+        tmp_path / "gunicorn.log",
+        workers=1,
+        threads=2,
+        REGISTRY_PULL_RECORD_MS=600_000,
+    )
+    with server as (base, _):
+        for reference in ("v1", digest):
+            pulled = requests.get(f"{base}/v2/{NAME}/manifests/{reference}", headers=headers)
+            assert pulled.status_code == 200
+        assert Repository.objects.get(name=NAME).pull_count == 0  # still queued
+    assert Repository.objects.get(name=NAME).pull_count == 2
+    assert sorted(AuditLog.objects.filter(operation="pull").values_list("resource", flat=True)) == [
+        f"{NAME}:v1",
+        f"{NAME}@{digest}",
+    ]
