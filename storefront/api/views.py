@@ -7,6 +7,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from config.plain_json import mark_plain
 from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers import (
@@ -57,13 +58,13 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
 
     def product_page(self, pages: rows.ProductPages):
         page = self.paginate_queryset(pages)
-        return self.get_paginated_response(rows.render_products(self.store, page))
+        return mark_plain(self.get_paginated_response(rows.render_products(self.store, page)))
 
     def one_product(self, queryset, status: int = 200, missing: str = "Product with such id"):
-        found = rows.render_products(self.store, list(rows.product_rows(queryset)[:1]))
+        found = rows.render_products(self.store, rows.read(rows.product_rows(queryset)[:1]))
         if not found:
             raise NotFound(f"{missing} does not exist")
-        return Response(found[0], status=status)
+        return mark_plain(Response(found[0], status=status))
 
     def product(self) -> Product:
         return self.one(
