@@ -21,7 +21,7 @@ from registry.api.ldap_serializers import (
     group_search_data,
 )
 from registry.api.permissions import require_sysadmin
-from registry.api.serializers import UserGroupSerializer
+from registry.api.serializers.projects import UserGroupSerializer
 from registry.errors import NotFound
 
 # Besides Harbor's statuses: 409 while LDAP is not configured, 503 when the directory is

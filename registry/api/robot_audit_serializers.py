@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from registry import robots
-from registry.api.serializers import HarborSerializer, HarborTimeField, _out
+from registry.api.serializers.fields import HarborSerializer, HarborTimeField, _out
 
 
 class AccessSerializer(serializers.Serializer):

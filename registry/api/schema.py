@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from registry.api.filters import Q_PATTERN
-from registry.api.serializers import ErrorsSerializer
+from registry.api.serializers.fields import ErrorsSerializer
 from registry.services import BOOL_METADATA
 
 

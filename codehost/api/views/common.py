@@ -9,8 +9,8 @@ from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
 from codehost import access, services
-from codehost.api import serializers
-from codehost.api.serializers import render_repository
+from codehost.api.serializers.repos import REPOSITORY, repository_context
+from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, NotFound, Unprocessable
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from config.limits import INT64_MAX, INT64_MIN
@@ -134,9 +134,9 @@ def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
     """A page of repositories with the caller's permissions: constant queries per page."""
     repos = list(repos)
     parents = load_relations(actor, repos)
-    context = {"actor": actor, "access": access.repo_access_map(actor, repos + parents)}
-    # The render function directly: no serializer instance per repository.
-    return [render_repository(repo, context, with_parent=True) for repo in repos]
+    context = repository_context(actor, access.repo_access_map(actor, repos + parents))
+    context["with_parent"] = True
+    return [REPOSITORY.render(repo, context) for repo in repos]
 
 
 def load_relations(actor: access.Actor, repos: list[Repository]) -> list[Repository]:
@@ -186,15 +186,15 @@ def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **head
 
 
 def render_user(actor: access.Actor, owner: Owner) -> dict:
-    return serializers.render_user(owner, {"actor": actor})
+    return USER.render(owner, {"actor": actor})
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:
-    return serializers.render_org(org, {"actor": actor})
+    return ORGANIZATION.render(org, {"actor": actor})
 
 
 def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
-    return serializers.render_team(team, {"actor": actor}, with_org)
+    return TEAM.render(team, {"actor": actor, "with_org": with_org})
 
 
 def search_response(paginator, run: Callable[[], list], error: Callable[[DatabaseError], str]):

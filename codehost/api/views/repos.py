@@ -8,18 +8,16 @@ from rest_framework.views import APIView
 
 from codehost import access, mirrors, services
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
+from codehost.api.serializers.bodies import (
     AddCollaboratorOptionSerializer,
     CreateForkOptionSerializer,
     CreateRepoOptionSerializer,
     EditRepoOptionSerializer,
-    RepositorySerializer,
     RepoTopicOptionsSerializer,
-    SearchResultsSerializer,
-    TopicNameSerializer,
-    UserSerializer,
     parse_body,
 )
+from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, TopicNameSerializer
+from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     REPO_RELATED,
     query_bool,
@@ -114,7 +112,7 @@ class UserReposView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["user"],
         operation_id="userCurrentListRepos",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
         repos = Repository.objects.filter(owner=self.actor.owner)
@@ -125,7 +123,7 @@ class UserReposView(GiteaViewMixin, APIView):
         tags=TAGS,
         operation_id="createCurrentUserRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request):
         if self.actor.owner.is_organization:
@@ -143,7 +141,7 @@ class OrgReposView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["organization"],
         operation_id="orgListRepos",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
@@ -158,7 +156,7 @@ class OrgReposView(GiteaViewMixin, APIView):
         tags=["organization"],
         operation_id="createOrgRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request, org):
         if not request.user.is_authenticated:
@@ -187,7 +185,7 @@ class RepoViewMixin(GiteaViewMixin):
 
 
 class RepoView(RepoViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="repoGet", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="repoGet", responses=REPOSITORY.serializer)
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
         return render_repo(self.actor, found)
@@ -196,7 +194,7 @@ class RepoView(RepoViewMixin, APIView):
         tags=TAGS,
         operation_id="repoEdit",
         request=EditRepoOptionSerializer,
-        responses=RepositorySerializer,
+        responses=REPOSITORY.serializer,
     )
     def patch(self, request, owner, repo):
         if not request.user.is_authenticated:
@@ -259,7 +257,7 @@ def repo_edit(data: dict) -> services.RepoEdit:
 class RepoByIdView(RepoViewMixin, APIView):
     require_signin = True
 
-    @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=REPOSITORY.serializer)
     def get(self, request, id):
         found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
@@ -269,7 +267,7 @@ class RepoByIdView(RepoViewMixin, APIView):
 
 
 class RepoForksView(RepoViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="listForks", responses=RepositorySerializer(many=True))
+    @extend_schema(tags=TAGS, operation_id="listForks", responses=REPOSITORY.serializer(many=True))
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
         forks = Repository.objects.filter(parent=found)
@@ -283,7 +281,7 @@ class RepoForksView(RepoViewMixin, APIView):
         tags=TAGS,
         operation_id="createFork",
         request=CreateForkOptionSerializer,
-        responses={202: RepositorySerializer},
+        responses={202: REPOSITORY.serializer},
     )
     def post(self, request, owner, repo):
         if not request.user.is_authenticated:
@@ -328,7 +326,7 @@ class RepoCollaboratorsView(RepoViewMixin, APIView):
     require_signin = True
 
     @extend_schema(
-        tags=TAGS, operation_id="repoListCollaborators", responses=UserSerializer(many=True)
+        tags=TAGS, operation_id="repoListCollaborators", responses=USER.serializer(many=True)
     )
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)

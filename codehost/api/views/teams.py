@@ -10,16 +10,13 @@ from rest_framework.views import APIView
 
 from codehost import access, services
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
-    ActivitySerializer,
+from codehost.api.serializers.bodies import (
     CreateTeamOptionSerializer,
     EditTeamOptionSerializer,
-    RepositorySerializer,
-    TeamSearchResultsSerializer,
-    TeamSerializer,
-    UserSerializer,
     parse_body,
 )
+from codehost.api.serializers.repos import ACTIVITY, REPOSITORY, repository_context
+from codehost.api.serializers.users import TEAM, USER, TeamSearchResultsSerializer
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
@@ -58,7 +55,7 @@ class TeamViewMixin(GiteaViewMixin):
 
 
 class OrgTeamsView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeams", responses=TeamSerializer(many=True))
+    @extend_schema(tags=TAGS, operation_id="orgListTeams", responses=TEAM.serializer(many=True))
     def get(self, request, org):
         org = visible_org(self.actor, org)
         access.require_org_member(self.actor, org)
@@ -70,7 +67,7 @@ class OrgTeamsView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgCreateTeam",
         request=CreateTeamOptionSerializer,
-        responses={201: TeamSerializer},
+        responses={201: TEAM.serializer},
     )
     def post(self, request, org):
         org = visible_org(self.actor, org)
@@ -115,7 +112,9 @@ class UserTeamsView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
     require_signin = True
 
-    @extend_schema(tags=["user"], operation_id="userListTeams", responses=TeamSerializer(many=True))
+    @extend_schema(
+        tags=["user"], operation_id="userListTeams", responses=TEAM.serializer(many=True)
+    )
     def get(self, request):
         reject_public_only(self.actor)
         teams = (
@@ -129,7 +128,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 
 
 class TeamView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TeamSerializer)
+    @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TEAM.serializer)
     def get(self, request, id):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -139,7 +138,7 @@ class TeamView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgEditTeam",
         request=EditTeamOptionSerializer,
-        responses=TeamSerializer,
+        responses=TEAM.serializer,
     )
     def patch(self, request, id):
         team = get_team(self.actor, id)
@@ -158,7 +157,7 @@ class TeamView(TeamViewMixin, APIView):
 
 class TeamMembersView(TeamViewMixin, APIView):
     @extend_schema(
-        tags=TAGS, operation_id="orgListTeamMembers", responses=UserSerializer(many=True)
+        tags=TAGS, operation_id="orgListTeamMembers", responses=USER.serializer(many=True)
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -184,7 +183,7 @@ def team_member(team: Team, username: str) -> Owner:
 
 
 class TeamMemberView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=UserSerializer)
+    @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=USER.serializer)
     def get(self, request, id, username):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -210,7 +209,7 @@ class TeamMemberView(TeamViewMixin, APIView):
 
 class TeamReposView(TeamViewMixin, APIView):
     @extend_schema(
-        tags=TAGS, operation_id="orgListTeamRepos", responses=RepositorySerializer(many=True)
+        tags=TAGS, operation_id="orgListTeamRepos", responses=REPOSITORY.serializer(many=True)
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -230,7 +229,7 @@ def team_repo(actor: access.Actor, team, name: str) -> Repository:
 
 
 class TeamRepoView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=REPOSITORY.serializer)
     def get(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -261,7 +260,7 @@ class TeamFeedView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgListTeamActivityFeeds",
         parameters=[OpenApiParameter("date", OpenApiTypes.DATE)],
-        responses=ActivitySerializer(many=True),
+        responses=ACTIVITY.serializer(many=True),
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -274,6 +273,6 @@ class TeamFeedView(TeamViewMixin, APIView):
         repos = [entry.repo for entry in page if entry.repo_id]
         load_relations(self.actor, repos)
         load_accounts(self.actor, [entry.act_user for entry in page])
-        context = {"actor": self.actor, "access": access.repo_access_map(self.actor, repos)}
-        data = [ActivitySerializer(entry, context=context).data for entry in page]
+        context = repository_context(self.actor, access.repo_access_map(self.actor, repos))
+        data = [ACTIVITY.render(entry, context) for entry in page]
         return self.paginator.get_paginated_response(data)

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, OuterRef
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
@@ -13,8 +13,8 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
 from registry.api.permissions import get_project
-from registry.api.records import ARTIFACT_COLUMNS, artifact_records
-from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
+from registry.api.serializers.artifacts import ARTIFACT, artifact_records
+from registry.api.serializers.users import LabelIdSerializer
 from registry.api.views.repositories import default_base, repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
@@ -64,18 +64,6 @@ ARTIFACT_QUERY = QuerySpec(
 )
 
 
-def artifact_queryset(with_label: bool):
-    prefetches = [
-        Prefetch("tags", queryset=Tag.objects.order_by("-push_time", "-pk")),
-        "references",
-    ]
-    if with_label:
-        prefetches.append(
-            Prefetch("label_links", queryset=ArtifactLabel.objects.select_related("label"))
-        )
-    return Artifact.objects.select_related("repository").prefetch_related(*prefetches)
-
-
 ARTIFACT_PARAMS = [
     *schema.LISTING,
     schema.query("with_tag", OpenApiTypes.BOOL),
@@ -117,7 +105,7 @@ class ArtifactListView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="listArtifacts",
         parameters=ARTIFACT_PARAMS,
-        responses=schema.responses(ArtifactSerializer(many=True), 400, 401, 403, 404),
+        responses=schema.responses(ARTIFACT.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "artifact:list", names_only=True)
@@ -133,7 +121,7 @@ class ArtifactListView(ArtifactMixin, APIView):
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
             queryset = queryset.filter(default_base())
-        rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT_COLUMNS))
+        rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT.columns))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
 
@@ -141,15 +129,14 @@ class ArtifactDetailView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="getArtifact",
         parameters=ARTIFACT_PARAMS[4:],
-        responses=schema.responses(ArtifactSerializer, 400, 401, 403, 404),
+        responses=schema.responses(ARTIFACT.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:read", names_only=True)
         flags = self.flags()
         artifact = self.find_artifact(project, repository_name, reference)
-        artifact = artifact_queryset(flags["with_label"]).get(pk=artifact.pk)
-        context = self.serializer_context(flags)
-        return Response(ArtifactSerializer(artifact, context=context).data)
+        rows = list(Artifact.objects.filter(pk=artifact.pk).values(*ARTIFACT.columns))
+        return Response(artifact_records(rows, artifact.repository.name, **flags)[0])
 
     @extend_schema(
         operation_id="deleteArtifact",

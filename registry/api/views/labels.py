@@ -10,7 +10,8 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login, require_sysadmin
-from registry.api.serializers import LabelCreateSerializer, LabelReqSerializer, LabelSerializer
+from registry.api.serializers.artifacts import LABEL
+from registry.api.serializers.users import LabelCreateSerializer, LabelReqSerializer
 from registry.errors import BadRequest, NotFound
 from registry.models import Label
 
@@ -52,7 +53,7 @@ class LabelListView(HarborViewMixin, APIView):
             schema.query("scope", {"type": "string", "enum": ["g", "p"]}),
             schema.query("project_id", OpenApiTypes.INT64),
         ],
-        responses=schema.responses(LabelSerializer(many=True), 400, 401),
+        responses=schema.responses(LABEL.serializer(many=True), 400, 401),
     )
     def get(self, request):
         params = request.query_params
@@ -69,7 +70,7 @@ class LabelListView(HarborViewMixin, APIView):
             raise BadRequest(f"invalid scope: {scope}")
         if params.get("name"):
             queryset = queryset.filter(name__icontains=params["name"])
-        return self.list_response(LABEL_QUERY.apply(queryset, params), LabelSerializer)
+        return self.list_response(LABEL_QUERY.apply(queryset, params), LABEL.serializer)
 
     @extend_schema(
         operation_id="CreateLabel",
@@ -99,12 +100,12 @@ class LabelListView(HarborViewMixin, APIView):
 class LabelDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="GetLabelByID",
-        responses=schema.responses(LabelSerializer, 401, 403, 404),
+        responses=schema.responses(LABEL.serializer, 401, 403, 404),
     )
     def get(self, request, label_id):
         label = get_label(label_id)
         check_label_access(request, label, "label:read")
-        return Response(LabelSerializer(label).data)
+        return Response(LABEL.serializer(label).data)
 
     @extend_schema(
         operation_id="UpdateLabel",

@@ -10,7 +10,7 @@ from registry import audit, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
-from registry.api.serializers import (
+from registry.api.serializers.projects import (
     ProjectMemberEntitySerializer,
     ProjectMemberSerializer,
     RoleRequestSerializer,

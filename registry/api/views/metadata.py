@@ -9,7 +9,7 @@ from registry import services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
-from registry.api.serializers import MetadataMapSerializer
+from registry.api.serializers.users import MetadataMapSerializer
 from registry.models import ProjectMetadata
 
 # Keys hidden on projects that are not proxy caches.

@@ -14,13 +14,13 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login
-from registry.api.records import PROJECT_COLUMNS, project_records
-from registry.api.serializers import (
+from registry.api.serializers.projects import (
+    PROJECT,
     ProjectDeletableSerializer,
     ProjectReqSerializer,
-    ProjectSerializer,
     ProjectSummarySerializer,
     ProjectUpdateSerializer,
+    project_records,
 )
 from registry.errors import BadRequest, NotFound
 from registry.models import Project, ProjectMember, Repository, Role
@@ -61,10 +61,13 @@ PROJECT_QUERY = QuerySpec(
 
 
 def project_queryset(user):
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
-    return queryset.select_related("owner").prefetch_related(
-        access.caller_memberships(user), "metadata"
-    )
+    """The projects `user` sees, with what PROJECT renders."""
+    return access.visible_projects(user).annotate(repo_count=repo_count())
+
+
+def project_rows(queryset, with_owner: bool):
+    owner = {"owner_name": F("owner__username")} if with_owner else {}
+    return queryset.values(*PROJECT.columns, **owner)
 
 
 class ProjectListView(HarborViewMixin, APIView):
@@ -77,11 +80,11 @@ class ProjectListView(HarborViewMixin, APIView):
             schema.query("owner"),
             schema.query("with_detail", OpenApiTypes.BOOL),
         ],
-        responses=schema.responses(ProjectSerializer(many=True), 400, 401),
+        responses=schema.responses(PROJECT.serializer(many=True), 400, 401),
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
-        queryset = access.visible_projects(request.user).annotate(repo_count=repo_count())
+        queryset = project_queryset(request.user)
         params = request.query_params
         if params.get("name"):
             queryset = queryset.filter(name__icontains=params["name"])
@@ -89,9 +92,8 @@ class ProjectListView(HarborViewMixin, APIView):
             queryset = queryset.filter(is_public=self.query_bool("public", False))
         if params.get("owner"):
             queryset = queryset.filter(owner__username=params["owner"])
-        columns = dict(owner_name=F("owner__username")) if with_detail else {}
-        queryset = PROJECT_QUERY.apply(queryset, params).values(*PROJECT_COLUMNS, **columns)
-        return self.paginated(project_records(self.page(queryset), request.user, with_detail))
+        rows = project_rows(PROJECT_QUERY.apply(queryset, params), with_owner=with_detail)
+        return self.paginated(project_records(self.page(rows), request.user, with_detail))
 
     @extend_schema(
         operation_id="headProject",
@@ -138,12 +140,12 @@ class ProjectDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getProject",
         parameters=PROJECT_PATH,
-        responses=schema.responses(ProjectSerializer, 401, 403, 404),
+        responses=schema.responses(PROJECT.serializer, 401, 403, 404),
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        project = project_queryset(request.user).get(pk=project.pk)
-        return Response(ProjectSerializer(project, context=self.serializer_context()).data)
+        rows = project_rows(project_queryset(request.user).filter(pk=project.pk), True)
+        return Response(project_records(list(rows), request.user, detailed=True)[0])
 
     @extend_schema(
         operation_id="updateProject",

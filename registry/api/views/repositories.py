@@ -18,8 +18,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project
-from registry.api.records import REPOSITORY_COLUMNS, repository_record
-from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
+from registry.api.serializers.artifacts import REPOSITORY, RepositoryUpdateSerializer
 from registry.models import Artifact, ArtifactReference, Repository, Tag
 
 
@@ -70,15 +69,15 @@ def repository_queryset(queryset):
 
 class RepositoryListMixin(HarborViewMixin):
     def repository_page(self, queryset):
-        rows = self.page(queryset.values(*REPOSITORY_COLUMNS))
-        return self.paginated([repository_record(row) for row in rows])
+        rows = self.page(queryset.values(*REPOSITORY.columns))
+        return self.paginated([REPOSITORY.render(row) for row in rows])
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listAllRepositories",
         parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400),
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
         queryset = Repository.objects.all()
@@ -93,7 +92,7 @@ class ProjectRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listRepositories",
         parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400, 401, 403, 404),
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
@@ -105,13 +104,13 @@ class ProjectRepositoriesView(RepositoryListMixin, APIView):
 class RepositoryDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getRepository",
-        responses=schema.responses(RepositorySerializer, 400, 401, 403, 404),
+        responses=schema.responses(REPOSITORY.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:read", names_only=True)
         repository = services.find_repository(project, repository_name_of(repository_name))
-        repository = repository_queryset(Repository.objects.filter(pk=repository.pk)).get()
-        return Response(RepositorySerializer(repository).data)
+        rows = repository_queryset(Repository.objects.filter(pk=repository.pk))
+        return Response(REPOSITORY.render(rows.values(*REPOSITORY.columns).get()))
 
     @extend_schema(
         operation_id="updateRepository",

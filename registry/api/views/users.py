@@ -13,12 +13,11 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
+from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
+from registry.api.serializers.users import (
     PasswordReqSerializer,
     UserCreationReqSerializer,
     UserGroupReqSerializer,
-    UserGroupSearchItemSerializer,
-    UserGroupSerializer,
     UserGroupUpdateSerializer,
     UserProfileSerializer,
     UserRespSerializer,
