@@ -26,8 +26,9 @@ class Field:
     """One wire key: its schema field and where its value comes from.
 
     `column`: the row key (or attribute) read, defaulting to the wire name; `get(row,
-    context)`: a computed value instead (it reads no column of its own); `convert`: applied
-    to the value read; `omit`: values for which the key is left out (default: the record's).
+    context)`: a computed value instead (it reads no column of its own); `fixed`: the same
+    value for every row instead (what is not modelled); `convert`: applied to the value;
+    `omit`: values for which the key is left out (default: the record's).
     """
 
     def __init__(
@@ -36,12 +37,15 @@ class Field:
         column: str | None = None,
         *,
         get: Callable | None = None,
+        fixed=_DEFAULT,
         convert: Callable | None = None,
         omit: tuple = _DEFAULT,
     ):
         self.schema = schema
         self.column = column
         self.get = get
+        self.fixed = fixed
+        self.reads = get is None and fixed is _DEFAULT
         self.convert = convert
         self.omit = omit
 
@@ -68,7 +72,7 @@ class Record:
         reader = attrgetter if attributes else itemgetter
         self.columns = tuple(
             dict.fromkeys(
-                (*(f.column or key for key, f in fields.items() if f.get is None), *extra_columns)
+                (*(f.column or key for key, f in fields.items() if f.reads), *extra_columns)
             )
         )
         order = sorted(fields) if sort_keys else list(fields)
@@ -76,19 +80,25 @@ class Record:
         self._plan = tuple(
             (
                 key,
-                None if fields[key].get else reader(fields[key].column or key),
-                fields[key].get,
-                fields[key].convert,
-                omit if fields[key].omit is _DEFAULT else fields[key].omit,
+                reader(field.column or key) if field.reads else None,
+                field.get,
+                field.fixed,
+                field.convert,
+                omit if field.omit is _DEFAULT else field.omit,
             )
-            for key in order
+            for key, field in ((key, fields[key]) for key in order)
         )
         self._serializer = None
 
     def render(self, row, context: dict | None = None) -> dict:
         out = {}
-        for key, read, get, convert, omit in self._plan:
-            value = read(row) if get is None else get(row, context)
+        for key, read, get, fixed, convert, omit in self._plan:
+            if read is not None:
+                value = read(row)
+            elif get is not None:
+                value = get(row, context)
+            else:
+                value = fixed
             if convert is not None:
                 value = convert(value)
             if omit and value in omit:

@@ -1,8 +1,8 @@
 """Gitea's Repository and Activity records, rendered from model instances.
 
 Context of a repository rendering (see `repository_context`): `actor`, `access` ({repo id:
-Access}), `host` (the ssh host), `owners` (rendered owners, as a page repeats a few) and
-`with_parent` (a fork shows its parent, one level deep).
+Access}), `root` (the external URL) and `host` (the ssh host), `owners` (rendered owners, as
+a page repeats a few) and `with_parent` (a fork shows its parent, one level deep).
 """
 
 from rest_framework import serializers
@@ -42,7 +42,13 @@ class ParentRepositorySerializer(serializers.Serializer):
 
 
 def repository_context(actor, access: dict) -> dict:
-    return {"actor": actor, "access": access, "host": settings_domain(), "owners": {}}
+    return {
+        "actor": actor,
+        "access": access,
+        "root": base_url(),
+        "host": settings_domain(),
+        "owners": {},
+    }
 
 
 # Unit keys read for every repository rendered (enum member lookups are not free).
@@ -57,8 +63,8 @@ def _full_name(repo) -> str:
     return f"{repo.owner.name}/{repo.name}"
 
 
-def _api_url(repo) -> str:
-    return f"{base_url()}api/v1/repos/{_full_name(repo)}"
+def _api_url(repo, context) -> str:
+    return f"{context['root']}api/v1/repos/{_full_name(repo)}"
 
 
 def _owner(repo, context) -> dict:
@@ -134,10 +140,6 @@ def _mirror_updated(repo, context) -> str:
     return gitea_time(mirror.updated) if mirror else ZERO_TIME
 
 
-def _constant(value):
-    return lambda repo, context: value
-
-
 def _boolean() -> StrictBooleanField:
     return StrictBooleanField()
 
@@ -165,16 +167,20 @@ REPOSITORY = Record(
         "parent": Field(ParentRepositorySerializer(required=False), get=_parent, omit=NIL),
         "mirror": Field(_boolean(), "is_mirror"),
         "size": Field(_count(), convert=lambda size: size // 1024),
-        "language": Field(_text(), get=_constant("")),
-        "languages_url": Field(_text(), get=lambda repo, context: f"{_api_url(repo)}/languages"),
-        "html_url": Field(_text(), get=lambda repo, context: f"{base_url()}{_full_name(repo)}"),
-        "url": Field(_text(), get=lambda repo, context: _api_url(repo)),
-        "link": Field(_text(), get=_constant("")),
+        "language": Field(_text(), fixed=""),
+        "languages_url": Field(
+            _text(), get=lambda repo, context: f"{_api_url(repo, context)}/languages"
+        ),
+        "html_url": Field(
+            _text(), get=lambda repo, context: f"{context['root']}{_full_name(repo)}"
+        ),
+        "url": Field(_text(), get=_api_url),
+        "link": Field(_text(), fixed=""),
         "ssh_url": Field(
             _text(), get=lambda repo, context: f"git@{context['host']}:{_full_name(repo)}.git"
         ),
         "clone_url": Field(
-            _text(), get=lambda repo, context: f"{base_url()}{_full_name(repo)}.git"
+            _text(), get=lambda repo, context: f"{context['root']}{_full_name(repo)}.git"
         ),
         "original_url": Field(_text()),
         "website": Field(_text()),
@@ -182,9 +188,9 @@ REPOSITORY = Record(
         "forks_count": Field(_count(), "num_forks"),
         "watchers_count": Field(_count(), "num_watches"),
         "branch_count": Field(_count(), "is_empty", convert=lambda empty: 0 if empty else 1),
-        "open_issues_count": Field(_count(), get=_constant(0)),
-        "open_pr_counter": Field(_count(), get=_constant(0)),
-        "release_counter": Field(_count(), get=_constant(0)),
+        "open_issues_count": Field(_count(), fixed=0),
+        "open_pr_counter": Field(_count(), fixed=0),
+        "release_counter": Field(_count(), fixed=0),
         "default_branch": Field(_text()),
         "archived": Field(_boolean(), "is_archived"),
         "created_at": Field(serializers.DateTimeField(), convert=gitea_time),
@@ -225,13 +231,13 @@ REPOSITORY = Record(
             )
             for key in PULL_DEFAULTS
         },
-        "avatar_url": Field(_text(), get=_constant("")),
+        "avatar_url": Field(_text(), fixed=""),
         "internal": Field(
             _boolean(),
             get=lambda repo, context: not repo.private and repo.owner.visibility == "private",
         ),
         "mirror_interval": Field(_text(), get=_mirror_interval),
-        "object_format_name": Field(_text(), get=_constant("sha1")),
+        "object_format_name": Field(_text(), fixed="sha1"),
         "mirror_updated": Field(serializers.DateTimeField(), get=_mirror_updated),
         "topics": Field(serializers.ListField(child=_text()), convert=list),
         "licenses": Field(serializers.ListField(child=_text()), get=lambda repo, context: []),
@@ -266,8 +272,8 @@ ACTIVITY = Record(
         ),
         "repo_id": Field(_count(), convert=lambda value: value or 0),
         "repo": Field(REPOSITORY.serializer(allow_null=True), get=_activity_repo),
-        "comment_id": Field(_count(), get=_constant(0)),
-        "comment": Field(serializers.JSONField(allow_null=True), get=_constant(None)),
+        "comment_id": Field(_count(), fixed=0),
+        "comment": Field(serializers.JSONField(allow_null=True), fixed=None),
         "ref_name": Field(_text()),
         "is_private": Field(_boolean()),
         "content": Field(_text()),

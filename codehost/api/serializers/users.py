@@ -63,10 +63,6 @@ def _account_flag(name: str):
     return get
 
 
-def _constant(value):
-    return lambda row, context: value
-
-
 def _url(owner, context) -> str:
     return f"{base_url()}{owner.name}"
 
@@ -76,8 +72,8 @@ USER = Record(
     {
         "id": Field(StrictIntegerField(), "pk"),
         "login": Field(StrictCharField(), "name"),
-        "login_name": Field(StrictCharField(), get=_constant("")),
-        "source_id": Field(StrictIntegerField(), get=_constant(0)),
+        "login_name": Field(StrictCharField(), fixed=""),
+        "source_id": Field(StrictIntegerField(), fixed=0),
         "full_name": Field(StrictCharField()),
         "email": Field(StrictCharField(), get=_email),
         "avatar_url": Field(StrictCharField(), get=lambda owner, context: avatar_url(owner)),
@@ -89,15 +85,15 @@ USER = Record(
         "is_admin": Field(StrictBooleanField(), get=_account_flag("is_superuser")),
         "last_login": Field(serializers.DateTimeField(), get=_last_login),
         "created": Field(serializers.DateTimeField(), "created_at", convert=gitea_time),
-        "restricted": Field(StrictBooleanField(), get=_constant(False)),
+        "restricted": Field(StrictBooleanField(), fixed=False),
         "active": Field(StrictBooleanField(), get=_account_flag("is_active")),
-        "prohibit_login": Field(StrictBooleanField(), get=_constant(False)),
+        "prohibit_login": Field(StrictBooleanField(), fixed=False),
         "location": Field(StrictCharField()),
         "website": Field(StrictCharField()),
         "description": Field(StrictCharField()),
         "visibility": Field(StrictCharField()),
-        "followers_count": Field(StrictIntegerField(), get=_constant(0)),
-        "following_count": Field(StrictIntegerField(), get=_constant(0)),
+        "followers_count": Field(StrictIntegerField(), fixed=0),
+        "following_count": Field(StrictIntegerField(), fixed=0),
         "starred_repos_count": Field(StrictIntegerField(), "num_stars"),
         "username": Field(StrictCharField(), "name"),
     },

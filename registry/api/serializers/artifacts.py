@@ -50,9 +50,7 @@ TAG = harbor_record(
         "push_time": Field(HarborTimeField(), convert=harbor_time, omit=ALWAYS),
         "pull_time": Field(HarborTimeField(), convert=time_or_zero, omit=ALWAYS),
         # Tag immutability rules are not modelled: no tag is immutable.
-        "immutable": Field(
-            serializers.BooleanField(read_only=True), get=lambda row, context: False, omit=ALWAYS
-        ),
+        "immutable": Field(serializers.BooleanField(read_only=True), fixed=False, omit=ALWAYS),
     },
 )
 
@@ -180,7 +178,7 @@ ARTIFACT = harbor_record(
         # Accessories (signatures, SBOMs) are not modelled.
         "accessories": Field(
             serializers.ListField(child=serializers.DictField(), allow_null=True, read_only=True),
-            get=lambda row, context: None,
+            fixed=None,
             omit=ALWAYS,
         ),
     },
