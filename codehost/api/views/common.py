@@ -25,11 +25,8 @@ PARSE_BOOL_FALSE = {"0", "f", "false"}
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
 
 
-def query_bool(request, name: str, default: bool | None = False) -> bool | None:
-    value = request.query_params.get(name)
-    if value is None:
-        return default
-    value = value.strip().lower()
+def gitea_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
     if value in PARSE_BOOL_TRUE:
         return True
     if value in PARSE_BOOL_FALSE:
@@ -45,15 +42,16 @@ def check_int64(name: str, value: int) -> int:
     return value
 
 
-def query_int(request, name: str) -> int:
-    value = request.query_params.get(name)
-    if value is None:
-        return 0
+def gitea_int(name: str, raw: str) -> int:
     try:
-        number = int(value)
+        number = int(raw)
     except ValueError as exc:
         raise Unprocessable(f"[{name}]: must be an integer") from exc
     return check_int64(name, number)
+
+
+def stripped(name: str, raw: str) -> str:
+    return raw.strip()
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:

@@ -1,7 +1,7 @@
 """Repository operations: search, create, read, edit, delete, and what hangs off a repository
 (forks, topics, collaborators)."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,13 +20,14 @@ from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, 
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     REPO_RELATED,
-    query_bool,
-    query_int,
+    gitea_bool,
+    gitea_int,
     render_repo,
     render_repos,
     render_user,
     require_public_repo,
     search_response,
+    stripped,
     visible_org,
     visible_owner,
     visible_repo,
@@ -34,8 +35,30 @@ from codehost.api.views.common import (
 from codehost.errors import Forbidden, NotFound, Unprocessable
 from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
 from codehost.search import SearchOptions, search_repos
+from config.filters import Param, QueryFilters
 
 TAGS = ["repository"]
+
+# GET /repos/search: Gitea's query names, and the SearchOptions each one fills.
+REPO_SEARCH = QueryFilters(
+    {
+        "q": Param(str, stripped, "", to="keyword"),
+        "topic": Param(bool, gitea_bool, False, to="topic_only"),
+        "includeDesc": Param(bool, gitea_bool, False, to="include_desc"),
+        "uid": Param(int, gitea_int, 0),
+        "starredBy": Param(int, gitea_int, 0, to="starred_by"),
+        "private": Param(bool, gitea_bool, True, to="include_private"),
+        "mode": Param(str, stripped, ""),
+        "exclusive": Param(bool, gitea_bool, False),
+        "sort": Param(str, stripped, ""),
+        "order": Param(str, stripped, ""),
+        "is_private": Param(bool, gitea_bool),
+        "template": Param(bool, gitea_bool),
+        "archived": Param(bool, gitea_bool),
+        "team_id": Param(int, gitea_int, 0),
+        "priority_owner_id": Param(int, gitea_int, 0),
+    }
+)
 
 
 def repo_options(data: dict) -> services.RepoOptions:
@@ -58,44 +81,11 @@ class RepoSearchView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="repoSearch",
-        parameters=[
-            OpenApiParameter("q", str),
-            OpenApiParameter("topic", bool),
-            OpenApiParameter("includeDesc", bool),
-            OpenApiParameter("uid", int),
-            OpenApiParameter("priority_owner_id", int),
-            OpenApiParameter("team_id", int),
-            OpenApiParameter("starredBy", int),
-            OpenApiParameter("private", bool),
-            OpenApiParameter("is_private", bool),
-            OpenApiParameter("template", bool),
-            OpenApiParameter("archived", bool),
-            OpenApiParameter("mode", str),
-            OpenApiParameter("exclusive", bool),
-            OpenApiParameter("sort", str),
-            OpenApiParameter("order", str),
-        ],
+        parameters=REPO_SEARCH.parameters,
         responses=SearchResultsSerializer,
     )
     def get(self, request):
-        params = request.query_params
-        options = SearchOptions(
-            keyword=params.get("q", "").strip(),
-            topic_only=query_bool(request, "topic"),
-            include_desc=query_bool(request, "includeDesc"),
-            uid=query_int(request, "uid"),
-            starred_by=query_int(request, "starredBy"),
-            include_private=query_bool(request, "private", True),
-            mode=params.get("mode", "").strip(),
-            exclusive=query_bool(request, "exclusive"),
-            sort=params.get("sort", "").strip(),
-            order=params.get("order", "").strip(),
-            is_private=query_bool(request, "is_private", None),
-            template=query_bool(request, "template", None),
-            archived=query_bool(request, "archived", None),
-            team_id=query_int(request, "team_id"),
-            priority_owner_id=query_int(request, "priority_owner_id"),
-        )
+        options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         repos = search_repos(self.actor, options)
         return search_response(
             self.paginator,

@@ -20,21 +20,28 @@ from codehost.api.serializers.users import TEAM, USER, TeamSearchResultsSerializ
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
+    gitea_bool,
     load_accounts,
     load_relations,
-    query_bool,
     reject_public_only,
     render_repos,
     render_team,
     render_user,
     require_public_repo,
     search_response,
+    stripped,
     visible_org,
 )
 from codehost.errors import NotFound
 from codehost.models import Owner, Repository, Team, TeamMember
+from config.filters import Param, QueryFilters
 
 TAGS = ["organization"]
+
+# GET /orgs/{org}/teams/search; include_desc is read only with a keyword.
+TEAM_SEARCH = QueryFilters(
+    {"q": Param(str, stripped, ""), "include_desc": Param(bool, gitea_bool, True)}
+)
 
 
 def team_options(data: dict) -> services.TeamOptions:
@@ -82,10 +89,7 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="teamSearch",
-        parameters=[
-            OpenApiParameter("q", str),
-            OpenApiParameter("include_desc", bool),
-        ],
+        parameters=TEAM_SEARCH.parameters,
         responses=TeamSearchResultsSerializer,
     )
     def get(self, request, org):
@@ -94,10 +98,10 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
         teams = Team.objects.filter(org=org)
         if not self.actor.is_admin:
             teams = teams.filter(teammember__user=self.actor.owner)
-        keyword = request.query_params.get("q", "").strip().lower()
+        keyword = TEAM_SEARCH.get(request.query_params, "q").lower()
         if keyword:
             match = Q(lower_name__contains=keyword)
-            if query_bool(request, "include_desc", True):
+            if TEAM_SEARCH.get(request.query_params, "include_desc"):
                 match |= Q(description__icontains=keyword)
             teams = teams.filter(match)
         teams = teams.order_by("lower_name", "id")

@@ -8,10 +8,19 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param, QueryFilters
 from registry import audit, services
 from registry.api import schema
-from registry.api.base import HarborViewMixin
-from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
+from registry.api.base import HarborViewMixin, harbor_bool
+from registry.api.filters import (
+    AllOf,
+    Column,
+    Exact,
+    Fuzzy,
+    QuerySpec,
+    contains_exactly,
+    listing,
+)
 from registry.api.permissions import get_project
 from registry.api.serializers.artifacts import ARTIFACT, artifact_records
 from registry.api.serializers.users import LabelIdSerializer
@@ -62,31 +71,29 @@ ARTIFACT_QUERY = QuerySpec(
     default_order=("-push_time", "-pk"),
     special={"tags": _tags_filter, "labels": _labels_filter, "base": lambda qs, term: qs},
 )
+ARTIFACT_LISTING = listing(ARTIFACT_QUERY)
+BOOL = OpenApiTypes.BOOL
+# Scan and SBOM overviews need a scanner; none is configured, so they stay absent. Those
+# flags are still checked, first, as Harbor binds them.
+ARTIFACT_FLAGS = QueryFilters(
+    {
+        "with_scan_overview": Param(BOOL, harbor_bool, False),
+        "with_sbom_overview": Param(BOOL, harbor_bool, False),
+        "with_immutable_status": Param(BOOL, harbor_bool, False),
+        "with_accessory": Param(BOOL, harbor_bool, False),
+        "with_tag": Param(BOOL, harbor_bool, True),
+        "with_label": Param(BOOL, harbor_bool, False),
+    }
+)
 
 
-ARTIFACT_PARAMS = [
-    *schema.LISTING,
-    schema.query("with_tag", OpenApiTypes.BOOL),
-    schema.query("with_label", OpenApiTypes.BOOL),
-    schema.query("with_scan_overview", OpenApiTypes.BOOL),
-    schema.query("with_sbom_overview", OpenApiTypes.BOOL),
-    schema.query("with_immutable_status", OpenApiTypes.BOOL),
-    schema.query("with_accessory", OpenApiTypes.BOOL),
-    schema.header("X-Accept-Vulnerabilities"),
-]
+ARTIFACT_PARAMS = [*ARTIFACT_FLAGS.parameters, schema.header("X-Accept-Vulnerabilities")]
 
 
 class ArtifactMixin(HarborViewMixin):
     def flags(self) -> dict:
-        # Scan and SBOM overviews need a scanner; none is configured, so they stay absent.
-        self.query_bool("with_scan_overview", False)
-        self.query_bool("with_sbom_overview", False)
-        self.query_bool("with_immutable_status", False)
-        self.query_bool("with_accessory", False)
-        return {
-            "with_tag": self.query_bool("with_tag", True),
-            "with_label": self.query_bool("with_label", False),
-        }
+        flags = ARTIFACT_FLAGS.parse(self.request.query_params)
+        return {"with_tag": flags["with_tag"], "with_label": flags["with_label"]}
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
         repository = services.find_repository(project, repository_name_of(repository_name))
@@ -104,7 +111,7 @@ class ArtifactMixin(HarborViewMixin):
 class ArtifactListView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="listArtifacts",
-        parameters=ARTIFACT_PARAMS,
+        parameters=[*ARTIFACT_LISTING.parameters, *ARTIFACT_PARAMS],
         responses=schema.responses(ARTIFACT.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
@@ -121,14 +128,14 @@ class ArtifactListView(ArtifactMixin, APIView):
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
             queryset = queryset.filter(default_base())
-        rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT.columns))
+        rows = self.page(ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
 
 class ArtifactDetailView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="getArtifact",
-        parameters=ARTIFACT_PARAMS[4:],
+        parameters=ARTIFACT_PARAMS,
         responses=schema.responses(ARTIFACT.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name, reference):

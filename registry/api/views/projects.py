@@ -9,10 +9,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param
 from registry import access, audit, configuration, services
 from registry.api import schema
-from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.base import HarborViewMixin, harbor_bool
+from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login
 from registry.api.serializers.projects import (
     PROJECT,
@@ -58,6 +59,14 @@ PROJECT_QUERY = QuerySpec(
     default_order=("name", "pk"),
     special={"public": _public_filter, "owner": _owner_filter},
 )
+PROJECT_LISTING = listing(
+    PROJECT_QUERY,
+    name=Param(parse=optional, apply=lambda qs, name: qs.filter(name__icontains=name)),
+    public=Param(
+        OpenApiTypes.BOOL, harbor_bool, apply=lambda qs, public: qs.filter(is_public=public)
+    ),
+    owner=Param(parse=optional, apply=lambda qs, owner: qs.filter(owner__username=owner)),
+)
 
 
 def project_queryset(user):
@@ -73,26 +82,13 @@ def project_rows(queryset, with_owner: bool):
 class ProjectListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjects",
-        parameters=[
-            *schema.LISTING,
-            schema.query("name"),
-            schema.query("public", OpenApiTypes.BOOL),
-            schema.query("owner"),
-            schema.query("with_detail", OpenApiTypes.BOOL),
-        ],
+        parameters=[*PROJECT_LISTING.parameters, schema.query("with_detail", OpenApiTypes.BOOL)],
         responses=schema.responses(PROJECT.serializer(many=True), 400, 401),
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
-        queryset = project_queryset(request.user)
-        params = request.query_params
-        if params.get("name"):
-            queryset = queryset.filter(name__icontains=params["name"])
-        if params.get("public") not in (None, ""):
-            queryset = queryset.filter(is_public=self.query_bool("public", False))
-        if params.get("owner"):
-            queryset = queryset.filter(owner__username=params["owner"])
-        rows = project_rows(PROJECT_QUERY.apply(queryset, params), with_owner=with_detail)
+        queryset = PROJECT_LISTING.filter(project_queryset(request.user), request.query_params)
+        rows = project_rows(queryset, with_owner=with_detail)
         return self.paginated(project_records(self.page(rows), request.user, with_detail))
 
     @extend_schema(

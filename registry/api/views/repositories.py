@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from registry import access, audit, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project
 from registry.api.serializers.artifacts import REPOSITORY, RepositoryUpdateSerializer
 from registry.models import Artifact, ArtifactReference, Repository, Tag
@@ -61,6 +61,7 @@ REPOSITORY_QUERY = QuerySpec(
     default_order=("-creation_time", "-pk"),
     special={"blob_digest": _blob_digest_filter},
 )
+REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 def repository_queryset(queryset):
@@ -76,7 +77,7 @@ class RepositoryListMixin(HarborViewMixin):
 class AllRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listAllRepositories",
-        parameters=schema.LISTING,
+        parameters=REPOSITORY_LISTING.parameters,
         responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
@@ -84,20 +85,20 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
         if not access.is_sysadmin(request.user):
             visible = access.visible_projects(request.user).values("pk")
             queryset = queryset.filter(project__in=visible)
-        queryset = REPOSITORY_QUERY.apply(repository_queryset(queryset), request.query_params)
+        queryset = REPOSITORY_LISTING.filter(repository_queryset(queryset), request.query_params)
         return self.repository_page(queryset)
 
 
 class ProjectRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listRepositories",
-        parameters=schema.LISTING,
+        parameters=REPOSITORY_LISTING.parameters,
         responses=schema.responses(REPOSITORY.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
         queryset = repository_queryset(Repository.objects.filter(project=project))
-        queryset = REPOSITORY_QUERY.apply(queryset, request.query_params)
+        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
         return self.repository_page(queryset)
 
 

@@ -11,7 +11,7 @@ from config import signin_throttle
 from registry import access, configuration, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
 from registry.api.serializers.users import (
@@ -43,6 +43,7 @@ USER_QUERY = QuerySpec(
     },
     default_order=("username", "pk"),
 )
+USER_LISTING = listing(USER_QUERY)
 
 
 def users():
@@ -59,7 +60,7 @@ def get_user(user_id: int):
 class UserListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUsers",
-        parameters=schema.LISTING,
+        parameters=USER_LISTING.parameters,
         responses=schema.responses(UserRespSerializer(many=True), 401, 403),
     )
     def get(self, request):
@@ -73,7 +74,7 @@ class UserListView(HarborViewMixin, APIView):
         # Harbor leaves the built-in admin out unless the query asks for a user id.
         if "user_id" not in (params.get("q") or ""):
             queryset = queryset.exclude(pk=_builtin_admin_id())
-        return self.list_response(USER_QUERY.apply(queryset, params), UserRespSerializer)
+        return self.list_response(USER_LISTING.filter(queryset, params), UserRespSerializer)
 
     @extend_schema(
         operation_id="createUser",
