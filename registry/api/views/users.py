@@ -8,10 +8,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import signin_throttle
+from config.filters import Param, QueryFilters
 from registry import access, configuration, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec, listing
+from registry.api.filters import PAGING, Column, QuerySpec, listing, optional
 from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
 from registry.api.serializers.users import (
@@ -233,10 +234,22 @@ def get_group(group_id: int) -> UserGroup:
     return group
 
 
+# ldap_group_dn filters in LDAP mode only (the view applies it).
+GROUP_FILTERS = QueryFilters(
+    {
+        **PAGING,
+        "ldap_group_dn": Param(parse=optional),
+        "group_name": Param(
+            parse=optional, apply=lambda qs, name: qs.filter(group_name__icontains=name)
+        ),
+    }
+)
+
+
 class UserGroupListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUserGroups",
-        parameters=[*schema.PAGE, schema.query("ldap_group_dn"), schema.query("group_name")],
+        parameters=GROUP_FILTERS.parameters,
         responses=schema.responses(UserGroupSerializer(many=True), 401, 403),
     )
     def get(self, request):
@@ -245,12 +258,12 @@ class UserGroupListView(HarborViewMixin, APIView):
         mode = configuration.get("auth_mode")
         if mode == "ldap_auth":
             queryset = queryset.filter(group_type=UserGroup.GroupType.LDAP)
-            if request.query_params.get("ldap_group_dn"):
-                queryset = queryset.filter(ldap_group_dn=request.query_params["ldap_group_dn"])
+            dn = GROUP_FILTERS.get(request.query_params, "ldap_group_dn")
+            if dn:
+                queryset = queryset.filter(ldap_group_dn=dn)
         elif mode == "http_auth":
             queryset = queryset.filter(group_type=UserGroup.GroupType.HTTP)
-        if request.query_params.get("group_name"):
-            queryset = queryset.filter(group_name__icontains=request.query_params["group_name"])
+        queryset = GROUP_FILTERS.filter(queryset, request.query_params)
         return self.list_response(queryset, UserGroupSerializer)
 
     @extend_schema(
