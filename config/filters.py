@@ -51,10 +51,12 @@ class QueryFilters:
         value = None if raw is None else param.parse(name, raw)
         return param.default if value is None else value
 
-    def parse(self, query_params) -> dict:
-        """{name (or `to`): value} for every parameter."""
+    def parse(self, query_params, names=None) -> dict:
+        """{name (or `to`): value} for every parameter (or those `names`)."""
         return {
-            param.to or name: self.get(query_params, name) for name, param in self.params.items()
+            param.to or name: self.get(query_params, name)
+            for name, param in self.params.items()
+            if names is None or name in names
         }
 
     def filter(self, queryset, query_params):

@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from config.filters import QueryFilters
 from registry.api.filters import PAGING
 from registry.api.serializers.fields import ErrorsSerializer
-from registry.services import BOOL_METADATA
+from registry.services.metadata import BOOL_METADATA
 
 
 class HarborAutoSchema(AutoSchema):

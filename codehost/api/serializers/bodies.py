@@ -12,7 +12,7 @@ from codehost.api.serializers.fields import (
     StrictIntegerField,
     StrictRegexField,
 )
-from codehost.errors import Unprocessable
+from codehost.errors import Invalid
 
 RULES = {
     "required": "Required",
@@ -37,12 +37,12 @@ def parse_body(serializer_class, data) -> dict:
         try:
             data = data.dict()
         except AttributeError as exc:
-            raise Unprocessable("[]: json: cannot unmarshal into the option object") from exc
+            raise Invalid("[]: json: cannot unmarshal into the option object") from exc
     serializer = serializer_class(data=data)
     if not serializer.is_valid():
         field, errors = next(iter(serializer.errors.items()))
         code = getattr(errors[0], "code", "invalid") if isinstance(errors, list) else "invalid"
-        raise Unprocessable(f"[{go_name(field)}]: {RULES.get(code, 'Invalid')}")
+        raise Invalid(f"[{go_name(field)}]: {RULES.get(code, 'Invalid')}")
     return serializer.validated_data
 
 

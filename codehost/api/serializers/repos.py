@@ -22,8 +22,8 @@ from codehost.api.serializers.fields import (
     settings_domain,
 )
 from codehost.api.serializers.users import USER
-from codehost.mirrors import format_go_duration, mirror_of
 from codehost.models import PULL_DEFAULTS, OpType, UnitType
+from codehost.services.mirrors import format_go_duration, mirror_of
 from config.records import NIL, Field, Record
 
 

@@ -14,7 +14,7 @@ from registry.api.serializers.fields import (
     documented_string,
 )
 from registry.api.serializers.projects import PROJECT
-from registry.services import EMAIL_PATTERN, PASSWORD_PATTERN
+from registry.services.users import EMAIL_PATTERN, PASSWORD_PATTERN
 
 
 class UserRespSerializer(HarborSerializer):

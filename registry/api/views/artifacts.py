@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
-from registry import audit, services
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import (
@@ -24,9 +24,10 @@ from registry.api.filters import (
 from registry.api.permissions import get_project
 from registry.api.serializers.artifacts import ARTIFACT, artifact_records
 from registry.api.serializers.users import LabelIdSerializer
-from registry.api.views.repositories import default_base, repository_name_of
+from registry.api.views.repositories import repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
+from registry.services import artifacts, audit, labels, repositories
 
 
 def _tags_filter(queryset, term):
@@ -96,12 +97,12 @@ class ArtifactMixin(HarborViewMixin):
         return {"with_tag": flags["with_tag"], "with_label": flags["with_label"]}
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
-        repository = services.find_repository(project, repository_name_of(repository_name))
-        artifacts = Artifact.objects.filter(repository=repository)
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
+        candidates = Artifact.objects.filter(repository=repository)
         artifact = (
-            artifacts.filter(digest=reference).first()
+            candidates.filter(digest=reference).first()
             if reference.startswith("sha256:")
-            else artifacts.filter(tags__name=reference).first()
+            else candidates.filter(tags__name=reference).first()
         )
         if artifact is None:
             raise NotFound(f"artifact {repository.name}:{reference} not found")
@@ -127,7 +128,7 @@ class ArtifactListView(ArtifactMixin, APIView):
         queryset = Artifact.objects.filter(repository_id=repository_id)
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
-            queryset = queryset.filter(default_base())
+            queryset = queryset.filter(selectors.default_base())
         rows = self.page(ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
@@ -152,7 +153,7 @@ class ArtifactDetailView(ArtifactMixin, APIView):
     def delete(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:delete", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        services.delete_artifact(artifact)
+        artifacts.delete_artifact(artifact)
         resource = audit.artifact_resource(artifact.repository.name, artifact.digest)
         audit.record(project.pk, "delete", "artifact", resource, audit.username_of(request.user))
         return self.empty()
@@ -171,7 +172,7 @@ class ArtifactLabelsView(ArtifactMixin, APIView):
         label = Label.objects.filter(pk=label_id).first()
         if label is None:
             raise NotFound(f"label {label_id} not found")
-        services.add_label_to_artifact(artifact, label)
+        labels.add_label_to_artifact(artifact, label)
         return self.empty()
 
 
@@ -183,5 +184,5 @@ class ArtifactLabelDetailView(ArtifactMixin, APIView):
     def delete(self, request, project_name, repository_name, reference, label_id):
         project = get_project(request, project_name, "artifact-label:delete", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        services.remove_label_from_artifact(artifact, int(label_id))
+        labels.remove_label_from_artifact(artifact, int(label_id))
         return self.empty()

@@ -6,7 +6,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param
-from registry import services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing, optional
@@ -15,6 +14,7 @@ from registry.api.serializers.artifacts import LABEL
 from registry.api.serializers.users import LabelCreateSerializer, LabelReqSerializer
 from registry.errors import BadRequest, NotFound
 from registry.models import Label
+from registry.services import labels
 
 LABEL_QUERY = QuerySpec(
     columns={
@@ -88,7 +88,7 @@ class LabelListView(HarborViewMixin, APIView):
             project = get_project(request, str(body.get("project_id") or 0), "label:create")
         else:
             require_sysadmin(request)
-        label = services.create_label(
+        label = labels.create_label(
             body["name"],
             scope,
             project,
@@ -117,7 +117,7 @@ class LabelDetailView(HarborViewMixin, APIView):
         label = get_label(label_id)
         check_label_access(request, label, "label:update")
         body = self.body(LabelReqSerializer)
-        services.update_label(label, body.get("name"), body.get("description"), body.get("color"))
+        labels.update_label(label, body.get("name"), body.get("description"), body.get("color"))
         return self.empty()
 
     @extend_schema(

@@ -2,15 +2,14 @@
 
 from datetime import datetime
 
-from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param
-from registry import access, audit, configuration, services
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import Column, QuerySpec, listing, optional
@@ -24,18 +23,8 @@ from registry.api.serializers.projects import (
     project_records,
 )
 from registry.errors import BadRequest, NotFound
-from registry.models import Project, ProjectMember, Repository, Role
-
-
-def repo_count() -> Coalesce:
-    counts = (
-        Repository.objects.filter(project=OuterRef("pk"))
-        .order_by()
-        .values("project")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+from registry.models import Project
+from registry.services import audit, projects
 
 
 def _public_filter(queryset, term):
@@ -59,22 +48,18 @@ PROJECT_QUERY = QuerySpec(
     default_order=("name", "pk"),
     special={"public": _public_filter, "owner": _owner_filter},
 )
+# name, public and owner are selectors.project_list's filters; q and sort follow.
 PROJECT_LISTING = listing(
     PROJECT_QUERY,
-    name=Param(parse=optional, apply=lambda qs, name: qs.filter(name__icontains=name)),
-    public=Param(
-        OpenApiTypes.BOOL, harbor_bool, apply=lambda qs, public: qs.filter(is_public=public)
-    ),
-    owner=Param(parse=optional, apply=lambda qs, owner: qs.filter(owner__username=owner)),
+    name=Param(parse=optional, default=""),
+    public=Param(OpenApiTypes.BOOL, harbor_bool),
+    owner=Param(parse=optional, default=""),
 )
-
-
-def project_queryset(user):
-    """The projects `user` sees, with what PROJECT renders."""
-    return access.visible_projects(user).annotate(repo_count=repo_count())
+PROJECT_FILTERS = ("name", "public", "owner")
 
 
 def project_rows(queryset, with_owner: bool):
+    """Rows of the projects of `queryset` (from selectors.project_list) as PROJECT reads."""
     owner = {"owner_name": F("owner__username")} if with_owner else {}
     return queryset.values(*PROJECT.columns, **owner)
 
@@ -87,7 +72,9 @@ class ProjectListView(HarborViewMixin, APIView):
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
-        queryset = PROJECT_LISTING.filter(project_queryset(request.user), request.query_params)
+        params = request.query_params
+        filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
+        queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
         rows = project_rows(queryset, with_owner=with_detail)
         return self.paginated(project_records(self.page(rows), request.user, with_detail))
 
@@ -114,7 +101,7 @@ class ProjectListView(HarborViewMixin, APIView):
     def post(self, request):
         require_login(request)
         body = self.body(ProjectReqSerializer)
-        project = services.create_project(
+        project = projects.create_project(
             request.user,
             body.get("project_name") or "",
             metadata=body.get("metadata"),
@@ -140,7 +127,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        rows = project_rows(project_queryset(request.user).filter(pk=project.pk), True)
+        rows = project_rows(selectors.project_list(request.user).filter(pk=project.pk), True)
         return Response(project_records(list(rows), request.user, detailed=True)[0])
 
     @extend_schema(
@@ -152,7 +139,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     def put(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:update")
         body = self.body(ProjectUpdateSerializer)
-        services.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
+        projects.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
         return self.empty()
 
     @extend_schema(
@@ -162,7 +149,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        services.delete_project(project)
+        projects.delete_project(project)
         audit.record(project.pk, "delete", "project", project.name, audit.username_of(request.user))
         return self.empty()
 
@@ -175,19 +162,10 @@ class ProjectDeletableView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        deletable, message = services.project_deletable(project)
+        deletable, message = projects.project_deletable(project)
         return Response(
             ProjectDeletableSerializer({"deletable": deletable, "message": message}).data
         )
-
-
-ROLE_COUNT_FIELDS = {
-    Role.PROJECT_ADMIN: "project_admin_count",
-    Role.MAINTAINER: "maintainer_count",
-    Role.DEVELOPER: "developer_count",
-    Role.GUEST: "guest_count",
-    Role.LIMITED_GUEST: "limited_guest_count",
-}
 
 
 class ProjectSummaryView(HarborViewMixin, APIView):
@@ -198,20 +176,5 @@ class ProjectSummaryView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        summary = {"repo_count": project.repositories.count()}
-        if access.can(request.user, project, "member:list"):
-            counts = ProjectMember.objects.filter(project=project).aggregate(
-                **{
-                    field: Count("pk", filter=Q(role=role))
-                    for role, field in ROLE_COUNT_FIELDS.items()
-                }
-            )
-            summary.update(counts)
-        if configuration.get("quota_per_project_enable") and access.can(
-            request.user, project, "quota:read"
-        ):
-            summary["quota"] = {
-                "hard": {"storage": project.storage_limit},
-                "used": {"storage": project.storage_used},
-            }
+        summary = selectors.project_summary(request.user, project)
         return Response(ProjectSummarySerializer(summary).data)
