@@ -6,10 +6,12 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param, QueryFilters
 from registry.api import schema
 from registry.api.base import HarborViewMixin
+from registry.api.filters import PAGING, optional
 from registry.api.permissions import get_project
-from registry.api.serializers import (
+from registry.api.serializers.projects import (
     ProjectMemberEntitySerializer,
     ProjectMemberSerializer,
     RoleRequestSerializer,
@@ -78,23 +80,29 @@ def record_member(request, project, operation: str, member: ProjectMember | None
     audit.record(project.pk, operation, "member", name, audit.username_of(request.user))
 
 
+MEMBER_FILTERS = QueryFilters(
+    {
+        "entityname": Param(
+            parse=optional,
+            apply=lambda qs, name: qs.filter(Q(user__username=name) | Q(group__group_name=name)),
+        ),
+        **PAGING,
+    }
+)
+
+
 class MemberListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjectMembers",
-        parameters=[schema.IS_RESOURCE_NAME, *schema.PAGE, schema.query("entityname")],
+        parameters=[schema.IS_RESOURCE_NAME, *MEMBER_FILTERS.parameters],
         responses=schema.responses(ProjectMemberEntitySerializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "member:list")
         queryset = member_queryset(project)
-        entityname = request.query_params.get("entityname")
-        rows = (
-            queryset.filter(Q(user__username=entityname) | Q(group__group_name=entityname))
-            if entityname
-            else queryset
-        )
+        rows = MEMBER_FILTERS.filter(queryset, request.query_params)
         page = self.paginator.paginate_queryset(rows, request, view=self)
-        if entityname:
+        if MEMBER_FILTERS.get(request.query_params, "entityname"):
             # Harbor filters the rows but its X-Total-Count stays the project's member count.
             self.paginator.total = queryset.count()
         data = ProjectMemberEntitySerializer(page, many=True).data
