@@ -42,6 +42,7 @@ ARTIFACT = REPO + r"/artifacts/(?P<reference>[^/]+)"
 
 urlpatterns = [
     path("health", system.HealthView.as_view()),
+    path("ping", system.PingView.as_view()),
     path("search", system.SearchView.as_view()),
     path("statistics", system.StatisticsView.as_view()),
     path("configurations", system.ConfigurationsView.as_view()),

@@ -8,9 +8,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
-from registry.distribution import auth, blobs, digests, storage, usage
+from registry.distribution import auth, blobs, digests, manifest_cache, pulls, storage, usage
 from registry.distribution.errors import (
     Denied,
     DigestInvalid,
@@ -52,8 +53,10 @@ FOREIGN_LAYERS = (
 
 @dataclass
 class Found:
-    repository: Repository
-    artifact: Artifact
+    repository_id: int
+    repository_name: str
+    project_id: int
+    artifact_id: int
     tag: str | None
     digest: str
     media_type: str
@@ -338,53 +341,77 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
 
 
 def resolve(repository_name: str, reference: str) -> Found:
-    """The manifest a tag or digest names in the repository (one query when it exists)."""
-    tag = None
+    """The manifest a tag or digest names in the repository: one indexed query (the unique
+    repository name, then the unique tag or digest in it) when it exists."""
     if digests.looks_like_digest(reference):
         digests.parse(reference)
-        artifact = (
-            Artifact.objects.select_related("repository")
-            .filter(repository__name=repository_name, digest=reference)
-            .first()
-        )
+        tag, query = None, RESOLVE_DIGEST
     else:
-        found_tag = (
-            Tag.objects.select_related("artifact__repository")
-            .filter(repository__name=repository_name, name=reference)
-            .first()
-        )
-        artifact = found_tag.artifact if found_tag else None
-        tag = reference
-    if artifact is None:
+        tag, query = reference, RESOLVE_TAG
+    with connection.cursor() as cursor:
+        cursor.execute(query, [repository_name, reference])
+        row = cursor.fetchone()
+    if row is None:
         if not Repository.objects.filter(name=repository_name).exists():
             raise NameUnknown(detail={"name": repository_name})
         raise ManifestUnknown(detail={"reference": reference})
+    artifact_id, project_id, repository_id, digest, media_type = row
     return Found(
-        repository=artifact.repository,
-        artifact=artifact,
+        repository_id=repository_id,
+        repository_name=repository_name,
+        project_id=project_id,
+        artifact_id=artifact_id,
         tag=tag,
-        digest=artifact.digest,
-        media_type=artifact.manifest_media_type,
+        digest=digest,
+        media_type=media_type,
     )
+
+
+_RESOLVED = (
+    f"SELECT a.id, a.project_id, a.repository_id, a.digest, a.manifest_media_type"
+    f" FROM {Repository._meta.db_table} r"
+)
+RESOLVE_TAG = (
+    f"{_RESOLVED} JOIN {Tag._meta.db_table} t ON t.repository_id = r.id"
+    f" JOIN {Artifact._meta.db_table} a ON a.id = t.artifact_id"
+    " WHERE r.name = %s AND t.name = %s"
+)
+RESOLVE_DIGEST = (
+    f"{_RESOLVED} JOIN {Artifact._meta.db_table} a ON a.repository_id = r.id"
+    " WHERE r.name = %s AND a.digest = %s"
+)
 
 
 def content(found: Found) -> bytes:
     """The manifest's bytes; their length is its size (no database round trip)."""
-    try:
-        return storage.read_bytes(found.digest)
-    except FileNotFoundError as exc:
-        raise ManifestUnknown(detail={"digest": found.digest}) from exc
+    return manifest_cache.get(found.digest, _read)
 
 
 def size(found: Found) -> int:
+    return len(content(found))
+
+
+def _read(digest: str) -> bytes:
     try:
-        return storage.blob_size(found.digest)
+        return storage.read_bytes(digest)
     except FileNotFoundError as exc:
-        raise ManifestUnknown(detail={"digest": found.digest}) from exc
+        raise ManifestUnknown(detail={"digest": digest}) from exc
 
 
 def record_pull(found: Found, username: str) -> None:
-    artifacts.record_pull(found.repository, found.artifact, found.tag, username)
+    """Queued: the response does not wait for the records (see `pulls`)."""
+    pulls.record(
+        pulls.Pull(
+            project_id=found.project_id,
+            repository_id=found.repository_id,
+            repository_name=found.repository_name,
+            artifact_id=found.artifact_id,
+            digest=found.digest,
+            tag=found.tag,
+            username=username,
+            time=timezone.now(),
+        )
+    )
 
 
 def delete(repository_name: str, reference: str, username: str) -> None:

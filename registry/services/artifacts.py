@@ -6,15 +6,14 @@ these functions, so repositories, artifacts, tags and quota usage stay consisten
 
 from collections.abc import Iterable, Mapping
 
-from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
-from registry import configuration
 from registry.distribution import usage
 from registry.errors import NotFound
-from registry.models import Artifact, ArtifactReference, AuditLog, Project, Repository, Tag
-from registry.services import audit, quota
+from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
+from registry.services import quota
 from registry.services.repositories import repository_full_name
 
 ICONS = {
@@ -122,70 +121,6 @@ def _link_references(parent: Artifact, references: Iterable[Mapping]) -> None:
             )
         )
     ArtifactReference.objects.bulk_create(rows)
-
-
-def record_pull(
-    repository: Repository, artifact: Artifact, tag: str | None = None, username: str = ""
-) -> None:
-    """A manifest pull: pull times, the repository's pull count (unless disabled) and the
-    audit record, written together."""
-    config = configuration.values()  # one cache read for every setting used here
-    log = audit.entry(
-        artifact.project_id,
-        "pull",
-        "artifact",
-        audit.artifact_resource(repository.name, artifact.digest, tag),
-        username,
-        config,
-    )
-    if config["pull_count_update_disable"]:
-        if log is not None:
-            log.save()
-        return
-    now = timezone.now()
-    if connection.vendor == "postgresql":
-        # Every manifest GET lands here: one statement (one round trip, no transaction to
-        # open and commit) instead of three updates and an insert.
-        params = [now, artifact.pk, now, repository.pk, tag, now, repository.pk]
-        statement = PULL_STATEMENT
-        if log is not None:
-            statement = PULL_LOG_STATEMENT
-            params = [
-                log.project_id,
-                log.operation,
-                log.resource_type,
-                log.resource,
-                log.username,
-                log.op_time,
-                *params,
-            ]
-        with connection.cursor() as cursor:
-            cursor.execute(statement, params)
-    else:
-        with transaction.atomic():
-            Artifact.objects.filter(pk=artifact.pk).update(pull_time=now)
-            if tag:
-                Tag.objects.filter(repository=repository, name=tag).update(pull_time=now)
-            # Counted in the database: concurrent pulls must not overwrite each other's count.
-            Repository.objects.filter(pk=repository.pk).update(
-                pull_count=F("pull_count") + 1, update_time=now
-            )
-            if log is not None:
-                log.save()
-    repository.pull_count += 1
-
-
-PULL_UPDATES = f"""
-artifact AS (UPDATE {Artifact._meta.db_table} SET pull_time = %s WHERE id = %s),
-tag AS (UPDATE {Tag._meta.db_table} SET pull_time = %s WHERE repository_id = %s AND name = %s)
-UPDATE {Repository._meta.db_table} SET pull_count = pull_count + 1, update_time = %s
-WHERE id = %s
-"""
-PULL_STATEMENT = "WITH" + PULL_UPDATES
-PULL_LOG_STATEMENT = f"""WITH audit AS (
-INSERT INTO {AuditLog._meta.db_table}
-(project_id, operation, resource_type, resource, username, op_time)
-VALUES (%s, %s, %s, %s, %s, %s)),{PULL_UPDATES}"""
 
 
 def delete_tag(repository: Repository, name: str) -> None:

@@ -73,18 +73,6 @@ def test_delete_repository_releases_storage(alice):
     assert not Tag.objects.exists()
 
 
-def test_record_pull_updates_times_and_count(alice):
-    project = ProjectFactory(owner=alice)
-    artifact = push(project, "app", tag="v1")
-    repository = artifact.repository
-    artifacts.record_pull(repository, artifact, tag="v1")
-    repository.refresh_from_db()
-    artifact.refresh_from_db()
-    assert repository.pull_count == 1
-    assert artifact.pull_time is not None
-    assert Tag.objects.get().pull_time is not None
-
-
 def test_creator_is_project_admin_and_duplicate_is_conflict(alice):
     project = ProjectFactory(owner=alice, name="dup")
     assert ProjectMember.objects.get(project=project).user == alice

@@ -162,7 +162,8 @@ def referenced_bytes(project: Project) -> int:
     return sum(held.values_list("size", flat=True))
 
 
-def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings):
+@pytest.mark.both_storages
+def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings, blob_storage):
     settings.GC_TIME_WINDOW_HOURS = 0
     digests = [
         reg.push_image("team/app", f"v{n}", layers=(b"base" * 100, f"layer {n}".encode() * 50))
@@ -198,6 +199,7 @@ def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings
     execution = run_gc(delete_untagged=True)
     assert execution.deleted_artifacts == 1  # v1; the index's child is kept
     assert f"blob {stray} (1200 bytes) deleted" in execution.log
+    assert not blob_storage.blob_stored(stray)
     project.refresh_from_db()
     assert project.storage_used < before
     # With no time window, what the project holds is exactly what its artifacts reference.
@@ -283,6 +285,7 @@ def test_a_referrer_follows_its_subject_not_delete_untagged(reg, project, settin
     )
 
 
+@pytest.mark.both_storages
 def test_a_blob_whose_file_was_just_removed_is_blob_unknown_not_a_500(reg, project):
     digest = reg.upload("team/app", b"soon gone")
     storage.delete_blob(digest)  # as a sweep does, before it deletes the row

@@ -1,7 +1,9 @@
 from django.db.models import Exists, OuterRef, Sum
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -66,6 +68,28 @@ class HealthView(HarborViewMixin, APIView):
             components.append(entry)
         overall = "healthy" if all(c["status"] == "healthy" for c in components) else "unhealthy"
         return Response({"status": overall, "components": components})
+
+
+class AnyAccept(BaseContentNegotiation):
+    """The ping answers text whatever the client accepts (errors stay JSON)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class PingView(HarborViewMixin, APIView):
+    """Harbor's liveness answer: "Pong" while the process serves, whatever the health of
+    the components behind it (nothing is touched: no authentication, no database)."""
+
+    authentication_classes = []
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(operation_id="getPing", responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request):
+        return HttpResponse("Pong", content_type="text/plain; charset=utf-8")
 
 
 class SearchView(HarborViewMixin, APIView):
