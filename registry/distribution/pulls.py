@@ -21,8 +21,9 @@ from django import db
 from django.conf import settings
 from django.db import connection, transaction
 
-from registry import audit, configuration
+from registry import configuration
 from registry.models import Artifact, AuditLog, Repository, Tag
+from registry.services import audit
 
 logger = logging.getLogger("registry.distribution")
 

@@ -45,6 +45,7 @@ def oras_client(host: str, username: str | None = None) -> oras.client.OrasClien
     return client
 
 
+@pytest.mark.both_storages
 @pytest.mark.parametrize("chunked", [False, True], ids=["monolithic", "chunked"])
 def test_oras_push_and_pull(chunked, host, project, owner, tmp_path, isolated_home, monkeypatch):
     workdir = tmp_path / "work"
@@ -164,6 +165,7 @@ def skopeo(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.both_storages
 @pytest.mark.parametrize("fmt", ["oci", "v2s2"])
 def test_skopeo_copies_an_image_in_and_out(fmt, host, project, owner, tmp_path, isolated_home):
     layout = tmp_path / "layout"

@@ -10,9 +10,9 @@ import oras.client
 import pytest
 import requests
 
-from registry import robots
 from registry.distribution import pulls
 from registry.models import AuditLog, Repository, Robot
+from registry.services import robots
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import Registry, tracked_session
 from tests.registry_oci.test_clients import skopeo, write_oci_layout
