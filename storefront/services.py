@@ -7,6 +7,7 @@ replaces the previous token. Codes and tokens are kept as sha256 digests only.
 import secrets
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
+from functools import cache
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -132,12 +133,15 @@ def exchange_code(app: App, code: str) -> tuple[str, Installation]:
 
 
 def installation_for_token(token: str) -> Installation | None:
-    found = (
-        AccessToken.objects.select_related("installation__store__owner", "installation__app")
-        .filter(token_hash=hash_token(token))
-        .first()
-    )
-    return found.installation if found else None
+    found = _token_lookup().filter(token_hash=hash_token(token))[:1]
+    return found[0].installation if found else None
+
+
+@cache
+def _token_lookup():
+    """Every store API request runs this lookup: the joined queryset is built once per
+    process and only filtered per request. The hash is unique, so no ordering is needed."""
+    return AccessToken.objects.select_related("installation__store__owner", "installation__app")
 
 
 def account_holdings(user) -> list:
