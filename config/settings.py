@@ -5,6 +5,7 @@ from pathlib import Path
 import dj_database_url
 
 from config.env import data_dir, env_bool, env_int, env_list, env_str, secret_key
+from config.object_storage import s3_storages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = data_dir(BASE_DIR)
@@ -77,7 +78,8 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file: wait for locks, write-ahead log.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept (CONN_MAX_AGE) as on PostgreSQL: opening one (its PRAGMAs, WAL
+    # setup) cost more than the pull requests it served.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
@@ -139,6 +141,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Beat's own tick: the admin dashboard shows when a worker last ran it.
 CELERY_BEAT_SCHEDULE = {"config-beat-tick": {"task": "config.beat_tick", "schedule": 30.0}}
 CELERY_TIMEZONE = "UTC"
+# Any number of beats may run: one holds a lease and sends, the others stand by
+# (config/beat.py); one that dies is replaced within this many seconds.
+CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
+BEAT_LEASE_SECONDS = env_int("BEAT_LEASE_SECONDS", 30)
 
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
@@ -201,10 +207,31 @@ STORAGES = {
     },
 }
 REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
+# Object storage (S3 or any S3-compatible service) for blobs and store images instead of
+# DATA_DIR; uploads in progress are then staged in the bucket too (registry.distribution.s3).
+S3_BUCKET = env_str("S3_BUCKET")
+if S3_BUCKET:
+    STORAGES.update(
+        s3_storages(
+            S3_BUCKET,
+            endpoint_url=env_str("S3_ENDPOINT_URL"),
+            access_key=env_str("S3_ACCESS_KEY_ID"),
+            secret_key=env_str("S3_SECRET_ACCESS_KEY"),
+            region=env_str("S3_REGION"),
+        )
+    )
+# A blob GET answers 307 to a pre-signed URL of the object (Distribution's `redirect`
+# middleware): bytes go from the bucket to the client, not through the web process.
+REGISTRY_S3_REDIRECT = env_bool("REGISTRY_S3_REDIRECT", False)
+REGISTRY_S3_REDIRECT_SECONDS = env_int("REGISTRY_S3_REDIRECT_SECONDS", 1200)
+# How long a session stays held by a request on a node that died (a live one renews it).
+REGISTRY_S3_UPLOAD_LEASE_SECONDS = env_int("REGISTRY_S3_UPLOAD_LEASE_SECONDS", 30)
 # Upload sessions untouched for this long are removed with their staged bytes.
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
 REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
+# Pull records (pull_time, pull_count, audit) are written in batches this long after a pull.
+REGISTRY_PULL_RECORD_MS = env_int("REGISTRY_PULL_RECORD_MS", 100)
 CELERY_BEAT_SCHEDULE["registry-purge-abandoned-uploads"] = {
     "task": "registry.purge_abandoned_uploads",
     "schedule": 3600.0,

@@ -151,3 +151,89 @@ def celery_worker(django_db_setup, django_db_blocker):
         except subprocess.TimeoutExpired:
             worker.kill()
         log.close()
+
+
+class BlobStorage:
+    """The registry's blob storage a test runs on: `filesystem` (the default) or `s3` (a
+    fresh bucket of the test S3 server); `env` is what a server process needs for it."""
+
+    def __init__(self, kind: str, env: dict):
+        self.kind = kind
+        self.env = env
+
+    def blob_stored(self, digest: str) -> bool:
+        """Whether the blob's bytes are at their content address `blobs/<alg>/<ab>/<hex>`."""
+        algorithm, hexpart = digest.split(":")
+        name = f"registry/blobs/{algorithm}/{hexpart[:2]}/{hexpart}"
+        if self.kind == "filesystem":
+            return (Path(settings.DATA_DIR) / name).exists()
+        from tests.services.s3 import s3_client
+
+        listed = s3_client().list_objects_v2(Bucket=self.env["S3_BUCKET"], Prefix=name)
+        return any(item["Key"] == name for item in listed.get("Contents", []))
+
+    def stage_stray_bytes(self, upload_id, data: bytes) -> None:
+        """What a request that died after staging bytes, before recording them, leaves:
+        bytes at the end of the staged file; an object beside the recorded segments."""
+        if self.kind == "filesystem":
+            with (Path(settings.REGISTRY_UPLOADS_DIR) / str(upload_id)).open("ab") as staged:
+                staged.write(data)
+            return
+        from tests.services.s3 import s3_client
+
+        for name in ("0000000000000000-stray", "9999999999999999-stray"):
+            s3_client().put_object(
+                Bucket=self.env["S3_BUCKET"],
+                Key=f"registry/_uploads/{upload_id}/{name}",
+                Body=data,
+            )
+
+    def staged_bytes(self, upload_id) -> int | None:
+        """What an upload session has staged (None: no staging at all)."""
+        if self.kind == "filesystem":
+            path = Path(settings.REGISTRY_UPLOADS_DIR) / str(upload_id)
+            return path.stat().st_size if path.exists() else None
+        from tests.services.s3 import s3_client
+
+        listed = s3_client().list_objects_v2(
+            Bucket=self.env["S3_BUCKET"], Prefix=f"registry/_uploads/{upload_id}/"
+        )
+        items = listed.get("Contents", [])
+        return sum(item["Size"] for item in items) if items else None
+
+
+STORAGE_KINDS = ("filesystem", "s3")
+
+
+def pytest_generate_tests(metafunc):
+    """A test marked `both_storages` runs once per blob storage kind."""
+    if metafunc.definition.get_closest_marker("both_storages"):
+        metafunc.parametrize("blob_storage", STORAGE_KINDS, indirect=True)
+
+
+@pytest.fixture
+def s3_storage(settings):
+    """Blobs and store images in a fresh bucket of the test S3 server; the server env."""
+    from config.object_storage import s3_storages
+    from tests.services.s3 import s3_settings_env
+
+    env = s3_settings_env()
+    settings.STORAGES = {
+        **settings.STORAGES,
+        **s3_storages(
+            env["S3_BUCKET"],
+            endpoint_url=env["S3_ENDPOINT_URL"],
+            access_key=env["S3_ACCESS_KEY_ID"],
+            secret_key=env["S3_SECRET_ACCESS_KEY"],
+            region=env["S3_REGION"],
+        ),
+    }
+    return env
+
+
+@pytest.fixture(autouse=True)
+def blob_storage(request):
+    kind = getattr(request, "param", "filesystem")
+    if kind == "s3":
+        return BlobStorage(kind, request.getfixturevalue("s3_storage"))
+    return BlobStorage(kind, {})

@@ -11,9 +11,9 @@ from django.conf import settings
 from rest_framework import serializers
 
 from codehost.access import Access, Actor
-from codehost.errors import Unprocessable
-from codehost.mirrors import format_go_duration, mirror_of
+from codehost.errors import Invalid
 from codehost.models import PULL_DEFAULTS, AccessMode, OpType, Owner, Repository, Team, UnitType
+from codehost.services.mirrors import format_go_duration, mirror_of
 from config.limits import INT64_MAX, INT64_MIN
 
 ZERO_TIME = "0001-01-01T00:00:00+00:00"
@@ -576,12 +576,12 @@ def parse_body(serializer_class, data) -> dict:
         try:
             data = data.dict()
         except AttributeError as exc:
-            raise Unprocessable("[]: json: cannot unmarshal into the option object") from exc
+            raise Invalid("[]: json: cannot unmarshal into the option object") from exc
     serializer = serializer_class(data=data)
     if not serializer.is_valid():
         field, errors = next(iter(serializer.errors.items()))
         code = getattr(errors[0], "code", "invalid") if isinstance(errors, list) else "invalid"
-        raise Unprocessable(f"[{go_name(field)}]: {RULES.get(code, 'Invalid')}")
+        raise Invalid(f"[{go_name(field)}]: {RULES.get(code, 'Invalid')}")
     return serializer.validated_data
 
 

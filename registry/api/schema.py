@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from registry.api.filters import Q_PATTERN
 from registry.api.serializers import ErrorsSerializer
-from registry.services import BOOL_METADATA
+from registry.services.metadata import BOOL_METADATA
 
 
 class HarborAutoSchema(AutoSchema):

@@ -15,7 +15,7 @@ from rest_framework import serializers
 from config.limits import INT64_MAX
 from registry import access
 from registry.models import Artifact, Role
-from registry.services import EMAIL_PATTERN, PASSWORD_PATTERN
+from registry.services.users import EMAIL_PATTERN, PASSWORD_PATTERN
 
 ZERO_TIME = "0001-01-01T00:00:00.000Z"
 OMITTED = (None, "", 0, False)

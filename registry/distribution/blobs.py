@@ -4,10 +4,9 @@ import contextlib
 import re
 import uuid
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from registry import services
 from registry.distribution import auth, digests, storage
 from registry.distribution.errors import (
     BlobUnknown,
@@ -20,16 +19,28 @@ from registry.distribution.errors import (
 )
 from registry.distribution.models import Blob, RepositoryBlob, Upload
 from registry.errors import QuotaExceeded
+from registry.services import quota
 
 CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
 
 
 def linked_blob(repository_name: str, digest: str) -> Blob:
+    """The blob if the repository holds it (every blob HEAD and GET: one indexed query,
+    no ORM compilation)."""
     digests.parse(digest)
-    blob = Blob.objects.filter(digest=digest, links__repository_name=repository_name).first()
-    if blob is None:
+    with connection.cursor() as cursor:
+        cursor.execute(LINKED_BLOB, [digest, repository_name])
+        row = cursor.fetchone()
+    if row is None:
         raise BlobUnknown(detail={"digest": digest})
-    return blob
+    return Blob(id=row[0], digest=digest, size=row[1])
+
+
+LINKED_BLOB = (
+    f"SELECT b.id, b.size FROM {Blob._meta.db_table} b"
+    f" JOIN {RepositoryBlob._meta.db_table} l ON l.blob_id = b.id"
+    " WHERE b.digest = %s AND l.repository_name = %s"
+)
 
 
 def touch(digest: str, size: int) -> Blob:
@@ -50,10 +61,11 @@ def touch(digest: str, size: int) -> Blob:
     return Blob.objects.get(digest=digest)
 
 
-def open_content(blob: Blob):
-    """The blob's file, open; BLOB_UNKNOWN when garbage collection removed it meanwhile."""
+def open_content(blob: Blob, start: int = 0, length: int | None = None):
+    """The blob's bytes, open at `start`; BLOB_UNKNOWN when garbage collection removed them
+    meanwhile."""
     try:
-        return storage.open_blob(blob.digest)
+        return storage.open_blob(blob.digest, start, length)
     except FileNotFoundError as exc:
         raise BlobUnknown(detail={"digest": blob.digest}) from exc
 
@@ -78,9 +90,9 @@ def _add_to_project(repository_name: str, digest: str, size: int, store) -> None
     if project is None:
         raise NameUnknown(detail={"name": repository_name})
     try:
-        services.add_blob(project, digest, size, store)
+        quota.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
+        raise Denied(exc.message) from exc
 
 
 def mount(repository_name: str, blob: Blob) -> None:
@@ -101,7 +113,7 @@ def mountable(source_name: str, digest: str) -> Blob | None:
 
 def start_upload(repository_name: str) -> Upload:
     upload = Upload.objects.create(repository_name=repository_name)
-    storage.upload_path(upload.id).touch()
+    storage.start_upload(upload.id)
     return upload
 
 
@@ -111,14 +123,14 @@ def get_upload(repository_name: str, upload_id: str) -> Upload:
     except ValueError as exc:
         raise BlobUploadUnknown(detail={"uuid": upload_id}) from exc
     upload = Upload.objects.filter(id=key, repository_name=repository_name).first()
-    if upload is None or not storage.upload_path(upload.id).exists():
+    if upload is None or not storage.upload_staged(upload.id):
         raise BlobUploadUnknown(detail={"uuid": upload_id})
     return upload
 
 
 @contextlib.contextmanager
 def _held(upload: Upload):
-    """The upload's staged file held by this request alone, `upload.offset` read afresh.
+    """The upload's staging held by this request alone, `upload.offset` read afresh.
 
     Requests on one session are serialized: a second one arriving while a chunk is being
     received (or the upload completed) is refused, as Distribution refuses a chunk that
@@ -126,21 +138,15 @@ def _held(upload: Upload):
     """
     with contextlib.ExitStack() as stack:
         try:
-            handle = stack.enter_context(storage.locked_upload(upload.id))
+            staged = stack.enter_context(storage.hold_upload(upload.id))
         except FileNotFoundError as exc:
             raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
         except storage.UploadBusy as exc:
             raise RangeInvalid(
                 "another request is writing to this upload", headers=upload_headers(upload)
             ) from exc
-        offset = Upload.objects.filter(id=upload.id).values_list("offset", flat=True).first()
-        if offset is None:
-            raise BlobUploadUnknown(detail={"uuid": str(upload.id)})
-        upload.offset = offset
-        if storage.staged_size(handle) > offset:
-            # Bytes past the recorded offset belong to no completed request.
-            handle.truncate(offset)
-        yield handle
+        upload.offset = staged.offset
+        yield staged
 
 
 def receive_chunk(upload: Upload, stream, length: int | None, content_range: str) -> Upload:
@@ -155,56 +161,57 @@ def receive_chunk(upload: Upload, stream, length: int | None, content_range: str
             raise RangeInvalid("invalid content range", detail={"Content-Range": content_range})
         if length is not None and span[1] - span[0] + 1 != length:
             raise RangeInvalid("Content-Range does not match Content-Length")
-    with _held(upload) as handle:
+    with _held(upload) as staged:
         if span is not None and span[0] != upload.offset:
             raise RangeInvalid(
                 f"chunk starts at {span[0]} but the upload is at {upload.offset}",
                 headers=upload_headers(upload),
             )
-        _append(upload, handle, stream, length)
+        _append(upload, staged, stream, length)
     return upload
 
 
-def _append(upload: Upload, handle, stream, length: int | None, algorithm="sha256") -> None:
-    start = upload.offset
+def _append(upload: Upload, staged, stream, length: int | None, algorithm="sha256") -> None:
+    """Receive the body and record the new offset; nothing is kept of a failed one."""
     try:
-        new_offset = storage.append_to_upload(handle, upload.id, start, stream, length, algorithm)
+        upload.offset = staged.append(stream, length, algorithm)
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    if not Upload.objects.filter(id=upload.id).update(
-        offset=new_offset, update_time=timezone.now()
-    ):
-        handle.truncate(start)
-        raise BlobUploadUnknown(detail={"uuid": str(upload.id)})
-    upload.offset = new_offset
+    except storage.UploadGone as exc:
+        raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
+    except storage.UploadBusy as exc:
+        raise RangeInvalid(
+            "another request is writing to this upload", headers=upload_headers(upload)
+        ) from exc
 
 
 def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> None:
     """Take the last bytes (if any), verify, and make the blob visible in the repository.
 
-    The blob is stored only if the staged file is exactly the bytes received (its length
-    is the recorded offset) and they hash to `digest`; a mismatch cancels the upload.
-    The project is charged for it then (Harbor counts a blob when its upload completes).
+    The blob is stored only if the staged bytes are exactly the bytes received (their
+    length is the recorded offset) and they hash to `digest`; a mismatch cancels the
+    upload. The project is charged for it then (Harbor counts a blob when its upload
+    completes).
     """
     algorithm, _ = digests.parse(digest)
-    with _held(upload) as handle:
+    with _held(upload) as staged:
         if stream is not None and length != 0:
-            _append(upload, handle, stream, length, algorithm)
-        if (
-            storage.staged_size(handle) != upload.offset
-            or storage.upload_digest(handle, upload.id, algorithm) != digest
-        ):
+            _append(upload, staged, stream, length, algorithm)
+        if staged.size() != upload.offset or staged.digest(algorithm) != digest:
             cancel_upload(upload)
             raise DigestInvalid(detail={"digest": digest})
+        staged.prepare(digest)
 
         def store():
             # The row first, locked until the charge commits: garbage collection then
-            # keeps the file promote_upload finds (or removed both before we got the row).
+            # keeps the file promote finds (or removed both before we got the row).
             blob = touch(digest, upload.offset)
-            storage.promote_upload(upload.id, digest)
+            staged.promote(digest)
             link(upload.repository_name, blob)
 
         _add_to_project(upload.repository_name, digest, upload.offset, store)
+        # The staging goes after the charge committed (on S3: requests to the service).
+        storage.discard_upload_file(upload.id)
         upload.delete()
 
 
@@ -235,7 +242,5 @@ def purge_abandoned_uploads(older_than) -> int:
             upload.delete()
         purged += 1
     known = {str(key) for key in Upload.objects.values_list("id", flat=True)}
-    for path in storage.uploads_dir().iterdir():
-        if path.name not in known and path.stat().st_mtime < cutoff.timestamp():
-            path.unlink(missing_ok=True)
+    storage.purge_orphans(known, cutoff)
     return purged

@@ -75,7 +75,8 @@ class RepositoryBlob(models.Model):
 
 
 class Upload(models.Model):
-    """A blob upload in progress; its bytes are staged in a file named by the id."""
+    """A blob upload in progress; its bytes are staged in a file named by the id (or in
+    objects, on object storage)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     repository_name = models.CharField(max_length=255)
@@ -83,6 +84,12 @@ class Upload(models.Model):
     offset = models.BigIntegerField(default=0)
     creation_time = models.DateTimeField(auto_now_add=True)
     update_time = models.DateTimeField(auto_now=True, db_index=True)
+    # On object storage (registry.distribution.s3) the bytes so far are objects, one per
+    # request, listed here as [name, size] in order; the request changing the upload holds
+    # it (`holder`) until `held_until`, renewed while it streams. Unused on a filesystem.
+    segments = models.JSONField(default=list, blank=True)
+    holder = models.UUIDField(null=True, blank=True)
+    held_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["creation_time"]

@@ -1,9 +1,10 @@
-"""Blob bytes: content-addressed in a Django storage, uploads staged in files under DATA_DIR.
+"""Blob bytes: content-addressed in a Django storage, uploads staged until verified.
 
-A blob lives at `blobs/<algorithm>/<first two hex>/<hex>` of the `registry` storage alias
-(a FileSystemStorage under `$DATA_DIR/registry` by default; any Django storage, S3 included,
-can be configured). An upload in progress is a plain file under `$DATA_DIR/registry-uploads`
-that only becomes visible as a blob once its digest has been verified.
+A blob lives at `blobs/<algorithm>/<first two hex>/<hex>` of the `registry` storage alias:
+a FileSystemStorage under `$DATA_DIR/registry` by default, where an upload in progress is
+a plain file under `$DATA_DIR/registry-uploads` (this module); or an S3-compatible bucket
+(django-storages' S3Storage), where it is staged as objects in the bucket (s3.py). Either
+way an upload only becomes visible as a blob once its digest has been verified.
 """
 
 import contextlib
@@ -18,14 +19,28 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import storages
+from django.utils import timezone
 
 from registry.distribution import digests
+from registry.distribution.models import Upload
 
 CHUNK_SIZE = 1024 * 1024
 
 
 def blob_storage():
     return storages["registry"]
+
+
+def object_store():
+    """The s3 module when the `registry` storage is an S3 bucket, else None (a filesystem)."""
+    if any(
+        kind.__name__ == "S3Storage" and kind.__module__ == "storages.backends.s3"
+        for kind in type(blob_storage()).__mro__
+    ):
+        from registry.distribution import s3
+
+        return s3
+    return None
 
 
 def blob_path(digest: str) -> str:
@@ -44,13 +59,100 @@ def upload_path(upload_id) -> Path:
 
 
 def discard_upload_file(upload_id) -> None:
+    """Remove what an upload staged (it is cancelled, completed or its project deleted)."""
     _hashers.forget(str(upload_id))
+    store = object_store()
+    if store is not None:
+        store.discard(upload_id)
+        return
     with contextlib.suppress(FileNotFoundError):
         os.unlink(upload_path(upload_id))
 
 
+def start_upload(upload_id) -> None:
+    if object_store() is None:
+        upload_path(upload_id).touch()
+
+
+def upload_staged(upload_id) -> bool:
+    """Whether the session has its staging (the row alone is the state on object storage)."""
+    return object_store() is not None or upload_path(upload_id).exists()
+
+
+def purge_orphans(known: set[str], cutoff) -> None:
+    """Staged bytes that no upload session owns any more, untouched since `cutoff`."""
+    store = object_store()
+    if store is not None:
+        store.purge_orphans(known, cutoff)
+        return
+    for path in uploads_dir().iterdir():
+        if path.name not in known and path.stat().st_mtime < cutoff.timestamp():
+            path.unlink(missing_ok=True)
+
+
 class UploadBusy(Exception):
     """Another request is writing to (or completing) the same upload."""
+
+
+class UploadGone(Exception):
+    """The upload session was cancelled (or completed) while a request wrote to it."""
+
+
+@contextlib.contextmanager
+def hold_upload(upload_id):
+    """The upload held by this request alone, at its recorded offset (staged bytes past it,
+    left by a request that died, are cut): see `_FileUpload` for what it offers.
+
+    UploadBusy when another request holds it; FileNotFoundError when it has no staging or
+    no row any more.
+    """
+    store = object_store()
+    if store is not None:
+        with store.hold(upload_id) as held:
+            yield held
+        return
+    with locked_upload(upload_id) as handle:
+        offset = Upload.objects.filter(id=upload_id).values_list("offset", flat=True).first()
+        if offset is None:
+            raise FileNotFoundError(str(upload_id))
+        if staged_size(handle) > offset:
+            # Bytes past the recorded offset belong to no completed request.
+            handle.truncate(offset)
+        yield _FileUpload(upload_id, handle, offset)
+
+
+class _FileUpload:
+    """A held upload staged in a local file (`hold_upload`)."""
+
+    def __init__(self, upload_id, handle, offset: int):
+        self.upload_id = upload_id
+        self.handle = handle
+        self.offset = offset
+
+    def append(self, stream, length: int | None, algorithm: str) -> int:
+        """Receive a body at the offset and record the new one; ConnectionError when the
+        body breaks off and UploadGone when the session went meanwhile (nothing kept)."""
+        start = self.offset
+        end = append_to_upload(self.handle, self.upload_id, start, stream, length, algorithm)
+        if not Upload.objects.filter(id=self.upload_id).update(
+            offset=end, update_time=timezone.now()
+        ):
+            self.handle.truncate(start)
+            raise UploadGone(str(self.upload_id))
+        self.offset = end
+        return end
+
+    def size(self) -> int:
+        return staged_size(self.handle)
+
+    def digest(self, algorithm: str) -> str:
+        return upload_digest(self.handle, self.upload_id, algorithm)
+
+    def prepare(self, digest: str) -> None:
+        """Nothing to do ahead: promoting is a rename."""
+
+    def promote(self, digest: str) -> None:
+        promote_upload(self.upload_id, digest)
 
 
 @contextlib.contextmanager
@@ -248,7 +350,9 @@ def delete_blob(digest: str) -> None:
 
 def read_bytes(digest: str, limit: int = -1) -> bytes:
     """The blob's bytes (its first `limit` only, when given)."""
-    with blob_storage().open(blob_path(digest), "rb") as handle:
+    if limit == 0:
+        return b""
+    with open_blob(digest, 0, None if limit < 0 else limit) as handle:
         return handle.read(limit)
 
 
@@ -256,14 +360,29 @@ def blob_size(digest: str) -> int:
     return blob_storage().size(blob_path(digest))
 
 
-def open_blob(digest: str):
-    return blob_storage().open(blob_path(digest), "rb")
-
-
-def iter_range(handle, start: int, length: int) -> Iterator[bytes]:
-    """`length` bytes of an open blob from `start`, closing it at the end."""
-    try:
+def open_blob(digest: str, start: int = 0, length: int | None = None):
+    """The blob opened at `start` (reading `length` bytes at most, on object storage);
+    FileNotFoundError when it is not stored."""
+    store = object_store()
+    if store is not None:
+        return store.open_object(blob_path(digest), start, length)
+    handle = blob_storage().open(blob_path(digest), "rb")
+    if start:
         handle.seek(start)
+    return handle
+
+
+def redirect_url(digest: str) -> str | None:
+    """Where a client may fetch the blob itself (REGISTRY_S3_REDIRECT), else None."""
+    store = object_store()
+    if store is None or not settings.REGISTRY_S3_REDIRECT:
+        return None
+    return store.presigned_url(blob_path(digest), settings.REGISTRY_S3_REDIRECT_SECONDS)
+
+
+def iter_range(handle, length: int) -> Iterator[bytes]:
+    """`length` bytes of a blob opened where they start, closing it at the end."""
+    try:
         remaining = length
         while remaining > 0:
             chunk = handle.read(min(CHUNK_SIZE, remaining))

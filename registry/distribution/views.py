@@ -119,10 +119,22 @@ class BlobView(DistributionView):
     def get(self, request, name, digest):
         auth.require(self.caller, name, "pull")
         blob = blobs.linked_blob(name, digest)
+        redirect = storage.redirect_url(blob.digest)
+        if redirect is not None:
+            # The client fetches the bytes (Range included) from the bucket itself.
+            response = HttpResponse(status=307)
+            response["Location"] = redirect
+            response["Docker-Content-Digest"] = blob.digest
+            return response
         byte_range = request.headers.get("Range", "")
         if byte_range:
             return self._partial(blob, byte_range)
-        response = FileResponse(blobs.open_content(blob))
+        content = blobs.open_content(blob)
+        if storage.object_store() is None:
+            # A local file: sent with sendfile where the server offers it.
+            response = FileResponse(content)
+        else:
+            response = StreamingHttpResponse(storage.iter_range(content, blob.size))
         response["Content-Type"] = "application/octet-stream"
         response["Content-Length"] = str(blob.size)
         if response.has_header("Content-Disposition"):
@@ -145,7 +157,7 @@ class BlobView(DistributionView):
             raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
         length = end - start + 1
         response = StreamingHttpResponse(
-            storage.iter_range(blobs.open_content(blob), start, length),
+            storage.iter_range(blobs.open_content(blob, start, length), length),
             status=206,
             content_type="application/octet-stream",
         )

@@ -1,5 +1,5 @@
 """Store API views: thin. Conventions live on TiendanubeViewMixin, wire names in the
-serializers, rules in storefront.catalog, query parameters in filters."""
+serializers, rules in storefront.services, query parameters in filters."""
 
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -8,7 +8,6 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from config.plain_json import mark_plain
-from storefront import catalog
 from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers import (
@@ -26,6 +25,7 @@ from storefront.api.serializers import (
     VariantWriteSerializer,
 )
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
+from storefront.services import categories, images, products, scripts, variants
 
 
 class StoreView(TiendanubeViewMixin, GenericAPIView):
@@ -111,7 +111,7 @@ class ProductListView(CatalogView):
         return self.product_page(rows.ProductPages(sort(filtered), sort))
 
     def post(self, request, store_id):
-        product = catalog.create_product(self.store, self.validated_body(ProductWriteSerializer))
+        product = products.create_product(self.store, self.validated_body(ProductWriteSerializer))
         return self.one_product(self.products().filter(pk=product.pk), status=201)
 
 
@@ -127,11 +127,11 @@ class ProductDetailView(CatalogView):
 
     def put(self, request, store_id, product_id):
         data = self.validated_body(ProductWriteSerializer, partial=True)
-        catalog.update_product(self.product(), data)
+        products.update_product(self.product(), data)
         return self.one_product(self.products().filter(pk=product_id))
 
     def delete(self, request, store_id, product_id):
-        catalog.delete_product(self.product())
+        products.delete_product(self.product())
         return Response({})
 
 
@@ -148,7 +148,7 @@ class StockPriceView(CatalogView):
     )
     def patch(self, request, store_id):
         changes = stock_price.parse(request.data)
-        return Response(catalog.update_stock_price(self.store, changes))
+        return Response(variants.update_stock_price(self.store, changes))
 
 
 class ProductBySkuView(CatalogView):
@@ -190,7 +190,7 @@ class VariantListView(CatalogView):
         return self.page(filters.filter_by_time(variants, params))
 
     def post(self, request, store_id, product_id):
-        variant = catalog.create_variant(
+        variant = variants.create_variant(
             self.product(), self.validated_body(VariantWriteSerializer)
         )
         return Response(self.get_serializer(variant).data, status=201)
@@ -198,14 +198,14 @@ class VariantListView(CatalogView):
     def put(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, many=True)
-        variants = catalog.replace_variants(product, items)
-        return Response(self.get_serializer(variants, many=True).data)
+        replaced = variants.replace_variants(product, items)
+        return Response(self.get_serializer(replaced, many=True).data)
 
     def patch(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, partial=True, many=True)
-        variants = catalog.update_variants(product, items)
-        return Response(self.get_serializer(variants, many=True).data)
+        changed = variants.update_variants(product, items)
+        return Response(self.get_serializer(changed, many=True).data)
 
 
 @extend_schema_view(
@@ -219,10 +219,10 @@ class VariantStockView(CatalogView):
 
     def post(self, request, store_id, product_id):
         change = self.validated_body(StockChangeSerializer)
-        variants = catalog.change_stock(
+        changed = variants.change_stock(
             self.product(), change["action"], change["value"], change.get("id")
         )
-        return Response(self.get_serializer(variants, many=True).data)
+        return Response(self.get_serializer(changed, many=True).data)
 
 
 @extend_schema_view(
@@ -241,10 +241,10 @@ class VariantDetailView(CatalogView):
 
     def put(self, request, store_id, product_id, variant_id):
         data = self.validated_body(VariantWriteSerializer, partial=True)
-        return Response(self.get_serializer(catalog.update_variant(self.variant(), data)).data)
+        return Response(self.get_serializer(variants.update_variant(self.variant(), data)).data)
 
     def delete(self, request, store_id, product_id, variant_id):
-        catalog.delete_variant(self.variant())
+        variants.delete_variant(self.variant())
         return Response({})
 
 
@@ -269,7 +269,7 @@ class ImageListView(CatalogView):
 
     def post(self, request, store_id, product_id):
         data = self.validated_body(ProductImageWriteSerializer)
-        image = catalog.create_image(self.product(), data)
+        image = images.create_image(self.product(), data)
         return Response(self.get_serializer(image).data, status=201)
 
 
@@ -289,10 +289,10 @@ class ImageDetailView(CatalogView):
 
     def put(self, request, store_id, product_id, image_id):
         data = self.validated_body(ProductImageWriteSerializer, partial=True)
-        return Response(self.get_serializer(catalog.update_image(self.image(), data)).data)
+        return Response(self.get_serializer(images.update_image(self.image(), data)).data)
 
     def delete(self, request, store_id, product_id, image_id):
-        catalog.delete_image(self.image())
+        images.delete_image(self.image())
         return Response({})
 
 
@@ -328,7 +328,9 @@ class CategoryListView(CategoryView):
         return self.page(filters.filter_categories(self.categories(), params, self.store))
 
     def post(self, request, store_id):
-        category = catalog.create_category(self.store, self.validated_body(CategoryWriteSerializer))
+        category = categories.create_category(
+            self.store, self.validated_body(CategoryWriteSerializer)
+        )
         return Response(self.get_serializer(self.categories().get(pk=category.pk)).data, status=201)
 
 
@@ -342,11 +344,11 @@ class CategoryDetailView(CategoryView):
 
     def put(self, request, store_id, category_id):
         data = self.validated_body(CategoryWriteSerializer, partial=True)
-        catalog.update_category(self.category(), data)
+        categories.update_category(self.category(), data)
         return Response(self.get_serializer(self.categories().get(pk=category_id)).data)
 
     def delete(self, request, store_id, category_id):
-        catalog.delete_category(self.category())
+        categories.delete_category(self.category())
         return Response({})
 
 
@@ -374,7 +376,7 @@ class ScriptListView(ScriptView):
 
     def post(self, request, store_id):
         data = self.validated_body(ScriptWriteSerializer)
-        script = catalog.create_script(self.store, self.request.auth.app, data)
+        script = scripts.create_script(self.store, self.request.auth.app, data)
         return Response(self.get_serializer(script).data, status=201)
 
 
@@ -388,8 +390,8 @@ class ScriptDetailView(ScriptView):
     def put(self, request, store_id, script_id):
         data = self.validated_body(ScriptWriteSerializer, partial=True)
         script = self.one(self.scripts(), script_id, "Script")
-        return Response(self.get_serializer(catalog.update_script(script, data)).data)
+        return Response(self.get_serializer(scripts.update_script(script, data)).data)
 
     def delete(self, request, store_id, script_id):
-        catalog.delete_script(self.one(self.scripts(), script_id, "Script"))
+        scripts.delete_script(self.one(self.scripts(), script_id, "Script"))
         return Response({})

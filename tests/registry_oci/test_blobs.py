@@ -1,15 +1,16 @@
 """Blob push and pull: monolithic, single-request and chunked uploads, ranges, mounts."""
 
 import hashlib
-from pathlib import Path
 
-from django.conf import settings
+import pytest
 
 from registry.distribution import storage
 from tests.registry_oci.conftest import sha256
 
+pytestmark = pytest.mark.both_storages
 
-def test_monolithic_upload_then_head_and_get(reg):
+
+def test_monolithic_upload_then_head_and_get(reg, blob_storage):
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
     assert started.status_code == 202
     assert started.headers["Location"].startswith("/v2/team/app/blobs/uploads/")
@@ -31,9 +32,8 @@ def test_monolithic_upload_then_head_and_get(reg):
     assert got.status_code == 200
     assert got.content == data
     assert got.headers["Docker-Content-Digest"] == digest
-    # Content-addressed on disk.
-    hexpart = digest.split(":")[1]
-    assert (Path(settings.DATA_DIR) / "registry/blobs/sha256" / hexpart[:2] / hexpart).exists()
+    # Content-addressed in the storage.
+    assert blob_storage.blob_stored(digest)
 
 
 def test_single_post_with_digest(reg):
@@ -108,7 +108,7 @@ def test_upload_resumes_without_the_process_that_started_it(reg, monkeypatch):
     assert done.status_code == 201
 
 
-def test_digest_mismatch_is_refused_and_leaves_nothing_visible(reg):
+def test_digest_mismatch_is_refused_and_leaves_nothing_visible(reg, blob_storage):
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
     upload_id = started.headers["Docker-Upload-UUID"]
     wrong = sha256(b"something else")
@@ -122,7 +122,7 @@ def test_digest_mismatch_is_refused_and_leaves_nothing_visible(reg):
     gone = reg.request("GET", started.headers["Location"])
     assert gone.status_code == 404
     assert gone.json()["errors"][0]["code"] == "BLOB_UPLOAD_UNKNOWN"
-    assert not (Path(settings.REGISTRY_UPLOADS_DIR) / upload_id).exists()
+    assert blob_storage.staged_bytes(upload_id) is None
 
 
 def test_malformed_digest_is_digest_invalid(reg):
@@ -200,7 +200,7 @@ def test_blob_delete(reg):
     assert again.json()["errors"][0]["code"] == "BLOB_UNKNOWN"
 
 
-def test_abandoned_uploads_are_purged(reg):
+def test_abandoned_uploads_are_purged(reg, blob_storage):
     from datetime import timedelta
 
     from registry.distribution.blobs import purge_abandoned_uploads
@@ -209,10 +209,11 @@ def test_abandoned_uploads_are_purged(reg):
     location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
     reg.request("PATCH", location, data=b"half", headers={"Content-Range": "0-3"})
     upload = Upload.objects.get()
+    assert blob_storage.staged_bytes(upload.id) == 4
     assert purge_abandoned_uploads(timedelta(hours=1)) == 0
     assert purge_abandoned_uploads(timedelta(seconds=-1)) == 1
     assert not Upload.objects.exists()
-    assert not (Path(settings.REGISTRY_UPLOADS_DIR) / str(upload.id)).exists()
+    assert blob_storage.staged_bytes(upload.id) is None
     assert reg.request("GET", location).status_code == 404
 
 
@@ -242,3 +243,22 @@ def test_body_shorter_than_its_content_length_is_size_invalid(reg):
     assert head.split()[1] == b"400"
     assert json.loads(body)["errors"][0]["code"] == "SIZE_INVALID"
     assert reg.request("GET", location).headers["Range"] == "0-4"
+
+
+def test_empty_chunks_and_the_empty_blob(reg):
+    location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
+    nothing = reg.request("PATCH", location, data=b"")
+    assert nothing.status_code == 202
+    assert nothing.headers["Range"] == "0-0"
+    patched = reg.request("PATCH", location, data=b"abc", headers={"Content-Range": "0-2"})
+    assert patched.status_code == 202
+    assert reg.request("PATCH", patched.headers["Location"], data=b"").status_code == 202
+    done = reg.request("PUT", patched.headers["Location"], params={"digest": sha256(b"abc")})
+    assert done.status_code == 201, done.text
+    assert reg.request("GET", f"/v2/team/app/blobs/{sha256(b'abc')}").content == b"abc"
+
+    empty = sha256(b"")
+    created = reg.request("POST", "/v2/team/app/blobs/uploads/", params={"digest": empty})
+    assert created.status_code == 201, created.text
+    got = reg.request("GET", f"/v2/team/app/blobs/{empty}")
+    assert (got.status_code, got.content, got.headers["Content-Length"]) == (200, b"", "0")

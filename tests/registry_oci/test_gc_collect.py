@@ -11,11 +11,11 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from registry import services as registry_services
 from registry.distribution import storage
 from registry.gc import services
 from registry.gc.models import GCExecution
 from registry.models import Artifact, Blob, Project, Upload
+from registry.services import quota
 from tests.conftest import wait_until
 from tests.registry_oci.conftest import OCI_INDEX, OCI_MANIFEST, Registry, sha256
 
@@ -162,7 +162,8 @@ def referenced_bytes(project: Project) -> int:
     return sum(held.values_list("size", flat=True))
 
 
-def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings):
+@pytest.mark.both_storages
+def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings, blob_storage):
     settings.GC_TIME_WINDOW_HOURS = 0
     digests = [
         reg.push_image("team/app", f"v{n}", layers=(b"base" * 100, f"layer {n}".encode() * 50))
@@ -194,18 +195,15 @@ def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings
     stray = reg.upload("team/app", b"stray upload" * 100)
     project.refresh_from_db()
     before = project.storage_used
-    assert before == registry_services.storage_usage(project)
+    assert before == quota.storage_usage(project)
     execution = run_gc(delete_untagged=True)
     assert execution.deleted_artifacts == 1  # v1; the index's child is kept
     assert f"blob {stray} (1200 bytes) deleted" in execution.log
+    assert not blob_storage.blob_stored(stray)
     project.refresh_from_db()
     assert project.storage_used < before
     # With no time window, what the project holds is exactly what its artifacts reference.
-    assert (
-        project.storage_used
-        == referenced_bytes(project)
-        == (registry_services.storage_usage(project))
-    )
+    assert project.storage_used == referenced_bytes(project) == (quota.storage_usage(project))
     statistics = admin_reg.request("GET", "/api/v2.0/statistics").json()
     assert statistics["total_storage_consumption"] == Project.objects.get().storage_used
     summary = admin_reg.request("GET", "/api/v2.0/projects/team/summary").json()
@@ -287,6 +285,7 @@ def test_a_referrer_follows_its_subject_not_delete_untagged(reg, project, settin
     )
 
 
+@pytest.mark.both_storages
 def test_a_blob_whose_file_was_just_removed_is_blob_unknown_not_a_500(reg, project):
     digest = reg.upload("team/app", b"soon gone")
     storage.delete_blob(digest)  # as a sweep does, before it deletes the row

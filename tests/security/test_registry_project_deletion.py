@@ -3,7 +3,8 @@
 never got a manifest and uploads in progress (records and staged files) go with it, so the
 next owner of the name reaches none of them."""
 
-from registry.distribution import storage
+import pytest
+
 from registry.distribution.models import RepositoryBlob, Upload
 from tests.registry.factories import UserFactory
 from tests.security.registry_support import (  # noqa: F401
@@ -16,19 +17,20 @@ from tests.security.registry_support import (  # noqa: F401
 )
 
 
-def test_deleting_a_project_deletes_its_uploads_and_blob_links(reg, registry_url):
+@pytest.mark.both_storages
+def test_deleting_a_project_deletes_its_uploads_and_blob_links(reg, registry_url, blob_storage):
     secret = b"a layer no manifest ever referenced"
     digest = reg.upload("team/app", secret)
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
     location = started.headers["Location"]
     assert reg.request("PATCH", location, data=b"half of a layer").status_code == 202
-    staged = storage.upload_path(started.headers["Docker-Upload-UUID"])
-    assert staged.exists()
+    upload_id = started.headers["Docker-Upload-UUID"]
+    assert blob_storage.staged_bytes(upload_id) == len(b"half of a layer")
 
     deleted = reg.request("DELETE", "/api/v2.0/projects/team")
     assert deleted.status_code == 200, deleted.text
     assert not Upload.objects.exists()
-    assert not staged.exists()
+    assert blob_storage.staged_bytes(upload_id) is None
     assert not RepositoryBlob.objects.filter(repository_name__startswith="team/").exists()
 
     UserFactory(username="mallory")

@@ -1,6 +1,6 @@
-"""Throwaway PostgreSQL, Redis and OpenLDAP servers on free loopback ports.
+"""Throwaway PostgreSQL, Redis, OpenLDAP and S3 (s3.py) servers on free loopback ports.
 
-With TEST_BACKEND=sqlite only OpenLDAP: the database is a SQLite file under DATA_DIR.
+With TEST_BACKEND=sqlite only OpenLDAP and S3: the database is a SQLite file under DATA_DIR.
 
 Each lives in its own temporary directory and is stopped (and the directory removed)
 when the test session ends.
@@ -322,6 +322,10 @@ def start_services(backend: str = "postgres") -> Services:
     services = Services()
     atexit.register(services.stop)
     try:
+        # Started first: its Python imports overlap the other servers' start.
+        from tests.services.s3 import S3Server
+
+        s3_server = S3Server(services)
         if backend == "postgres":
             database_url = start_postgres(services)
             redis_url = start_redis(services)
@@ -335,6 +339,7 @@ def start_services(backend: str = "postgres") -> Services:
             for name in SCALED_SETUP_VARIABLES:
                 os.environ.pop(name, None)
         ldap_env = start_slapd(services)
+        s3_env = s3_server.ready()
     except BaseException:
         services.stop()
         raise
@@ -343,5 +348,6 @@ def start_services(backend: str = "postgres") -> Services:
         "TEST_BACKEND": backend,
         "DATA_DIR": str(services.tempdir("test-data-")),
         **ldap_env,
+        **s3_env,
     }
     return services

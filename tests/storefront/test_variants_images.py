@@ -162,6 +162,7 @@ def test_stock_replace_and_variation_never_below_zero(api, shirt):
 GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
 
 
+@pytest.mark.both_storages
 def test_image_uploaded_as_base64_attachment_is_kept_and_served(api, shirt, client, settings):
     url = f"products/{shirt.pk}/images"
     body = {"filename": "mewtwo.gif", "position": 1, "attachment": base64.b64encode(GIF).decode()}
@@ -178,6 +179,7 @@ def test_image_uploaded_as_base64_attachment_is_kept_and_served(api, shirt, clie
     assert api.get(f"{url}/{image['id']}").json() == image
 
 
+@pytest.mark.both_storages
 def test_uploaded_files_go_with_their_images(
     api, shirt, client, django_capture_on_commit_callbacks
 ):

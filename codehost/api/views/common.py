@@ -8,11 +8,12 @@ from django.db import DatabaseError, DataError
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
-from codehost import access, services
+from codehost import access
 from codehost.api import serializers
 from codehost.api.serializers import render_repository
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
+from codehost.services import repositories
 from config.limits import INT64_MAX, INT64_MIN
 
 logger = logging.getLogger(__name__)
@@ -34,14 +35,14 @@ def query_bool(request, name: str, default: bool | None = False) -> bool | None:
         return True
     if value in PARSE_BOOL_FALSE:
         return False
-    raise Unprocessable(f"[{name}]: must be a boolean")
+    raise Invalid(f"[{name}]: must be a boolean")
 
 
 def check_int64(name: str, value: int) -> int:
     """Gitea's integer parameters are int64: anything beyond is refused, never sent to the
     database (where it overflows, or matches nothing by accident)."""
     if not INT64_MIN <= value <= INT64_MAX:
-        raise Unprocessable(f"[{name}]: value out of range")
+        raise Invalid(f"[{name}]: value out of range")
     return value
 
 
@@ -52,7 +53,7 @@ def query_int(request, name: str) -> int:
     try:
         number = int(value)
     except ValueError as exc:
-        raise Unprocessable(f"[{name}]: must be an integer") from exc
+        raise Invalid(f"[{name}]: must be an integer") from exc
     return check_int64(name, number)
 
 
@@ -111,7 +112,7 @@ class RepoRedirect(Exception):
 
 
 def visible_repo(actor: access.Actor, owner: str, name: str) -> tuple[Repository, access.Access]:
-    repo, redirected = services.resolve_repo(owner, name)
+    repo, redirected = repositories.resolve_repo(owner, name)
     repo_access = access.repo_access(actor, repo)
     if not repo_access.can_see:
         raise NotFound()

@@ -6,7 +6,7 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import access, mirrors, services
+from codehost import access
 from codehost.api.base import GiteaViewMixin
 from codehost.api.serializers import (
     AddCollaboratorOptionSerializer,
@@ -33,15 +33,16 @@ from codehost.api.views.common import (
     visible_owner,
     visible_repo,
 )
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, NotFound
 from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
 from codehost.search import SearchOptions, search_repos
+from codehost.services import mirrors, repo_settings, repositories
 
 TAGS = ["repository"]
 
 
-def repo_options(data: dict) -> services.RepoOptions:
-    return services.RepoOptions(
+def repo_options(data: dict) -> repositories.RepoOptions:
+    return repositories.RepoOptions(
         name=data["name"],
         description=data.get("description") or "",
         private=bool(data.get("private")),
@@ -128,10 +129,9 @@ class UserReposView(GiteaViewMixin, APIView):
         responses={201: RepositorySerializer},
     )
     def post(self, request):
-        if self.actor.owner.is_organization:
-            raise Unprocessable("not allowed creating repository for organization")
+        owner = repositories.personal_namespace(self.actor)
         options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
-        repo = services.create_repo(self.actor, self.actor.owner, options)
+        repo = repositories.create_repo(self.actor, owner, options)
         return render_repo(self.actor, repo, status=201)
 
 
@@ -163,15 +163,9 @@ class OrgReposView(GiteaViewMixin, APIView):
     def post(self, request, org):
         if not request.user.is_authenticated:
             raise access_required()
-        owner = Owner.objects.filter(lower_name=org.lower()).first()
-        if owner is None or not owner.is_organization:
-            raise Unprocessable(f"org does not exist [name: {org}]")
-        if not access.can_see_owner(self.actor, owner):
-            raise NotFound()
-        if not services.can_create_in_org(self.actor, owner):
-            raise Forbidden("User is not allowed to create repositories in this organization.")
+        owner = repositories.org_for_new_repo(self.actor, org)
         options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
-        repo = services.create_repo(self.actor, owner, options)
+        repo = repositories.create_repo(self.actor, owner, options)
         return render_repo(self.actor, repo, status=201)
 
 
@@ -207,7 +201,7 @@ class RepoView(RepoViewMixin, APIView):
                 "user should be an owner or a collaborator with admin write of a repository"
             )
         data = parse_body(EditRepoOptionSerializer, request.data)
-        services.edit_repo(self.actor, found, repo_edit(data))
+        repo_settings.edit_repo(self.actor, found, repo_edit(data))
         if found.is_mirror:
             mirrors.edit_mirror(found, data.get("mirror_interval"), data.get("enable_prune"))
         return render_repo(self.actor, found)
@@ -217,22 +211,16 @@ class RepoView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise access_required()
         found, found_access = self.load(owner, repo)
-        if found_access.mode < 4 and not self.actor.is_admin:
-            raise Forbidden("user should be the owner of the repo")
-        if found.owner.is_organization and not (
-            self.actor.is_admin or access.is_org_owner(self.actor, found.owner)
-        ):
-            raise Forbidden("Given user is not owner of organization.")
-        services.delete_repo(found)
+        repositories.delete_repo_as(self.actor, found, found_access)
         return Response(status=204)
 
 
-def repo_edit(data: dict) -> services.RepoEdit:
+def repo_edit(data: dict) -> repo_settings.RepoEdit:
     def dict_or_none(key):
         value = data.get(key)
         return dict(value) if value is not None else None
 
-    return services.RepoEdit(
+    return repo_settings.RepoEdit(
         name=data.get("name"),
         description=data.get("description"),
         website=data.get("website"),
@@ -293,7 +281,7 @@ class RepoForksView(RepoViewMixin, APIView):
         target = self.actor.owner
         if data.get("organization"):
             target = visible_org(self.actor, data["organization"])
-        fork = services.fork_repo(self.actor, found, target, data.get("name") or found.name)
+        fork = repositories.fork_repo(self.actor, found, target, data.get("name") or found.name)
         return render_repo(self.actor, fork, status=202)
 
 
@@ -318,7 +306,7 @@ class RepoTopicsView(RepoViewMixin, APIView):
                 "user should be an owner or a collaborator with admin write of a repository"
             )
         data = parse_body(RepoTopicOptionsSerializer, request.data)
-        invalid = services.set_topics(found, data["topics"])
+        invalid = repositories.set_topics(found, data["topics"])
         if invalid:
             return Response({"message": "invalid topics", "invalidTopics": invalid}, status=422)
         return Response(status=204)
@@ -365,7 +353,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
                 "user should be an owner or a collaborator with admin write of a repository"
             )
         data = parse_body(AddCollaboratorOptionSerializer, request.data or {})
-        services.add_collaborator(
+        repositories.add_collaborator(
             found, self.collaborator(collaborator), data.get("permission") or ""
         )
         return Response(status=204)

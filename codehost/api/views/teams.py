@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import access, services
+from codehost import access
 from codehost.api.base import GiteaViewMixin
 from codehost.api.serializers import (
     ActivitySerializer,
@@ -36,12 +36,14 @@ from codehost.api.views.common import (
 )
 from codehost.errors import NotFound
 from codehost.models import Owner, Repository, Team, TeamMember
+from codehost.services import activity
+from codehost.services import teams as team_service
 
 TAGS = ["organization"]
 
 
-def team_options(data: dict) -> services.TeamOptions:
-    return services.TeamOptions(
+def team_options(data: dict) -> team_service.TeamOptions:
+    return team_service.TeamOptions(
         name=data.get("name"),
         description=data.get("description"),
         permission=data.get("permission") or "",
@@ -77,7 +79,7 @@ class OrgTeamsView(TeamViewMixin, APIView):
         access.require_org_member(self.actor, org)
         access.require_org_owner(self.actor, org)
         options = team_options(parse_body(CreateTeamOptionSerializer, request.data))
-        team = services.create_team(org, options, self.actor)
+        team = team_service.create_team(org, options, self.actor)
         return Response(render_team(self.actor, team, with_org=True), status=201)
 
 
@@ -145,14 +147,14 @@ class TeamView(TeamViewMixin, APIView):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
         options = team_options(parse_body(EditTeamOptionSerializer, request.data))
-        team = services.edit_team(team, options)
+        team = team_service.edit_team(team, options)
         return Response(render_team(self.actor, team, with_org=False))
 
     @extend_schema(tags=TAGS, operation_id="orgDeleteTeam", responses={204: None})
     def delete(self, request, id):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
-        services.delete_team(team)
+        team_service.delete_team(team)
         return Response(status=204)
 
 
@@ -197,14 +199,14 @@ class TeamMemberView(TeamViewMixin, APIView):
     def put(self, request, id, username):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
-        services.add_team_member(team, team_member(team, username), self.actor)
+        team_service.add_team_member(team, team_member(team, username), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamMember", responses={204: None})
     def delete(self, request, id, username):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team, owner_required=True)
-        services.remove_team_member(team, team_member(team, username))
+        team_service.remove_team_member(team, team_member(team, username))
         return Response(status=204)
 
 
@@ -224,7 +226,7 @@ class TeamReposView(TeamViewMixin, APIView):
 def team_repo(actor: access.Actor, team, name: str) -> Repository:
     """The team's organization's repository; a `public-only` token may not link, unlink
     or read a private one here either (the team routes load it themselves)."""
-    found = services.find_team_repo(team, name)
+    found = team_service.find_team_repo(team, name)
     require_public_repo(actor, found)
     return found
 
@@ -245,14 +247,14 @@ class TeamRepoView(TeamViewMixin, APIView):
     def put(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        services.add_team_repo(team, team_repo(self.actor, team, repo), self.actor)
+        team_service.add_team_repo(team, team_repo(self.actor, team, repo), self.actor)
         return Response(status=204)
 
     @extend_schema(tags=TAGS, operation_id="orgRemoveTeamRepository", responses={204: None})
     def delete(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        services.remove_team_repo(team, team_repo(self.actor, team, repo), self.actor)
+        team_service.remove_team_repo(team, team_repo(self.actor, team, repo), self.actor)
         return Response(status=204)
 
 
@@ -270,7 +272,7 @@ class TeamFeedView(TeamViewMixin, APIView):
             day = date.fromisoformat(request.query_params.get("date", ""))
         except ValueError:
             day = None  # Gitea ignores an unparsable date
-        page = self.paginate(services.team_feed(team, day).select_related("act_user", "repo"))
+        page = self.paginate(activity.team_feed(team, day).select_related("act_user", "repo"))
         repos = [entry.repo for entry in page if entry.repo_id]
         load_relations(self.actor, repos)
         load_accounts(self.actor, [entry.act_user for entry in page])

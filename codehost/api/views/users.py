@@ -7,7 +7,7 @@ from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import access, services
+from codehost import access
 from codehost.api.authentication import Credential
 from codehost.api.base import GiteaViewMixin
 from codehost.api.serializers import (
@@ -34,8 +34,10 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
+from codehost.services import accounts, blocks, repositories, stars
+from codehost.services import orgs as org_service
 from config import account_deletion
 
 
@@ -59,7 +61,7 @@ class AdminUsersView(AdminViewMixin, APIView):
     )
     def post(self, request):
         data = parse_body(CreateUserOptionSerializer, request.data)
-        owner = services.create_user(
+        owner = accounts.create_user(
             username=data["username"],
             email=data["email"],
             password=data.get("password") or "",
@@ -83,13 +85,13 @@ class AdminUserView(AdminViewMixin, APIView):
         if owner is None:
             raise NotFound(f"user does not exist [name: {username}]")
         if owner.is_organization:
-            raise Unprocessable(f"{owner.name} is an organization not a user")
+            raise Invalid(f"{owner.name} is an organization not a user")
         if owner.user_id == request.user.pk:
-            raise Unprocessable("you cannot delete yourself")
+            raise Invalid("you cannot delete yourself")
         try:
             account_deletion.delete_account(owner.user)
         except account_deletion.AccountStillOwns as error:
-            raise Unprocessable(str(error)) from error
+            raise Invalid(str(error)) from error
         return Response(status=204)
 
 
@@ -106,7 +108,7 @@ class AdminUserOrgsView(AdminViewMixin, APIView):
         creator = visible_owner(self.actor, username)
         if creator.is_organization:
             raise NotFound(f"user does not exist [name: {username}]")
-        org = services.create_org(creator, org_options(request.data))
+        org = org_service.create_org(creator, org_options(request.data))
         return Response(render_org(self.actor, org), status=201)
 
 
@@ -122,13 +124,13 @@ class AdminUserReposView(AdminViewMixin, APIView):
     def post(self, request, username):
         owner = visible_owner(self.actor, username)
         options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
-        repo = services.create_repo(self.actor, owner, options)
+        repo = repositories.create_repo(self.actor, owner, options)
         return render_repo(self.actor, repo, status=201)
 
 
-def org_options(data) -> services.OrgOptions:
+def org_options(data) -> org_service.OrgOptions:
     values = parse_body(CreateOrgOptionSerializer, data)
-    return services.OrgOptions(
+    return org_service.OrgOptions(
         username=values["username"],
         full_name=values.get("full_name") or "",
         email=values.get("email") or "",
@@ -198,7 +200,7 @@ class UserTokensView(TokenAccountMixin, APIView):
     def post(self, request, username):
         user = self.account(request, username)
         data = parse_body(CreateAccessTokenOptionSerializer, request.data)
-        token, raw = services.create_token(user, data["name"], data.get("scopes") or [])
+        token, raw = accounts.create_token(user, data["name"], data.get("scopes") or [])
         body = AccessTokenSerializer(token, context={"raw_token": raw}).data
         return Response(body, status=201)
 
@@ -241,7 +243,7 @@ class OrgsView(GiteaViewMixin, APIView):
     def post(self, request):
         if not request.user.is_authenticated:
             raise NotAuthenticated("token is required")
-        org = services.create_org(self.actor.owner, org_options(request.data))
+        org = org_service.create_org(self.actor.owner, org_options(request.data))
         return Response(render_org(self.actor, org), status=201)
 
 
@@ -327,13 +329,13 @@ class StarView(GiteaViewMixin, APIView):
     )
     def put(self, request, owner, repo):
         found, _ = visible_repo(self.actor, owner, repo)
-        services.star(self.actor.owner, found)
+        stars.star(self.actor.owner, found)
         return Response(status=204)
 
     @extend_schema(tags=["user"], operation_id="userCurrentDeleteStar", responses={204: None})
     def delete(self, request, owner, repo):
         found, _ = visible_repo(self.actor, owner, repo)
-        services.unstar(self.actor.owner, found)
+        stars.unstar(self.actor.owner, found)
         return Response(status=204)
 
 
@@ -357,10 +359,10 @@ class UserBlockView(GiteaViewMixin, APIView):
     @extend_schema(tags=["user"], operation_id="userBlockUser", request=None, responses={204: None})
     def put(self, request, username):
         note = request.query_params.get("note", "")
-        services.block_user(self.actor.owner, self.blockee(username), note)
+        blocks.block_user(self.actor.owner, self.blockee(username), note)
         return Response(status=204)
 
     @extend_schema(tags=["user"], operation_id="userUnblockUser", responses={204: None})
     def delete(self, request, username):
-        services.unblock_user(self.actor.owner, self.blockee(username))
+        blocks.unblock_user(self.actor.owner, self.blockee(username))
         return Response(status=204)

@@ -8,16 +8,17 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit, services
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
 from registry.api.permissions import get_project
 from registry.api.records import ARTIFACT_COLUMNS, artifact_records
 from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
-from registry.api.views.repositories import default_base, repository_name_of
+from registry.api.views.repositories import repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
+from registry.services import artifacts, audit, labels, repositories
 
 
 def _tags_filter(queryset, term):
@@ -101,12 +102,12 @@ class ArtifactMixin(HarborViewMixin):
         }
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
-        repository = services.find_repository(project, repository_name_of(repository_name))
-        artifacts = Artifact.objects.filter(repository=repository)
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
+        candidates = Artifact.objects.filter(repository=repository)
         artifact = (
-            artifacts.filter(digest=reference).first()
+            candidates.filter(digest=reference).first()
             if reference.startswith("sha256:")
-            else artifacts.filter(tags__name=reference).first()
+            else candidates.filter(tags__name=reference).first()
         )
         if artifact is None:
             raise NotFound(f"artifact {repository.name}:{reference} not found")
@@ -132,7 +133,7 @@ class ArtifactListView(ArtifactMixin, APIView):
         queryset = Artifact.objects.filter(repository_id=repository_id)
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
-            queryset = queryset.filter(default_base())
+            queryset = queryset.filter(selectors.default_base())
         rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT_COLUMNS))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
@@ -158,7 +159,7 @@ class ArtifactDetailView(ArtifactMixin, APIView):
     def delete(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:delete", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        services.delete_artifact(artifact)
+        artifacts.delete_artifact(artifact)
         resource = audit.artifact_resource(artifact.repository.name, artifact.digest)
         audit.record(project.pk, "delete", "artifact", resource, audit.username_of(request.user))
         return self.empty()
@@ -177,7 +178,7 @@ class ArtifactLabelsView(ArtifactMixin, APIView):
         label = Label.objects.filter(pk=label_id).first()
         if label is None:
             raise NotFound(f"label {label_id} not found")
-        services.add_label_to_artifact(artifact, label)
+        labels.add_label_to_artifact(artifact, label)
         return self.empty()
 
 
@@ -189,5 +190,5 @@ class ArtifactLabelDetailView(ArtifactMixin, APIView):
     def delete(self, request, project_name, repository_name, reference, label_id):
         project = get_project(request, project_name, "artifact-label:delete", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        services.remove_label_from_artifact(artifact, int(label_id))
+        labels.remove_label_from_artifact(artifact, int(label_id))
         return self.empty()

@@ -5,12 +5,12 @@ from datetime import datetime
 from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
-from registry import audit
 from registry.api import schema
+from registry.api.audit_serializers import AuditLogSerializer
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
 from registry.api.permissions import get_project, require_login
-from registry.api.robot_audit_serializers import AuditLogSerializer
+from registry.services import audit
 
 AUDIT_QUERY = QuerySpec(
     columns={

@@ -5,7 +5,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec
@@ -13,6 +12,7 @@ from registry.api.permissions import get_project, require_login, require_sysadmi
 from registry.api.serializers import LabelCreateSerializer, LabelReqSerializer, LabelSerializer
 from registry.errors import BadRequest, NotFound
 from registry.models import Label
+from registry.services import labels
 
 LABEL_QUERY = QuerySpec(
     columns={
@@ -86,7 +86,7 @@ class LabelListView(HarborViewMixin, APIView):
             project = get_project(request, str(body.get("project_id") or 0), "label:create")
         else:
             require_sysadmin(request)
-        label = services.create_label(
+        label = labels.create_label(
             body["name"],
             scope,
             project,
@@ -115,7 +115,7 @@ class LabelDetailView(HarborViewMixin, APIView):
         label = get_label(label_id)
         check_label_access(request, label, "label:update")
         body = self.body(LabelReqSerializer)
-        services.update_label(label, body.get("name"), body.get("description"), body.get("color"))
+        labels.update_label(label, body.get("name"), body.get("description"), body.get("color"))
         return self.empty()
 
     @extend_schema(

@@ -6,7 +6,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import audit, ldap_onboarding, services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
@@ -16,8 +15,10 @@ from registry.api.serializers import (
     RoleRequestSerializer,
 )
 from registry.errors import BadRequest, NotFound
-from registry.ldap import ldap_mode
+from registry.ldap import onboarding
+from registry.ldap.client import ldap_mode
 from registry.models import ProjectMember, UserGroup
+from registry.services import audit, members
 
 User = get_user_model()
 
@@ -41,7 +42,7 @@ def resolve_user(member_user: dict):
     username = member_user.get("username")
     if username:
         # A known user, or under ldap_auth one onboarded from the directory.
-        return ldap_onboarding.user_for_member(username)
+        return onboarding.user_for_member(username)
     return None
 
 
@@ -55,7 +56,7 @@ def resolve_group(member_group: dict):
     name = member_group.get("group_name")
     if dn and ldap_mode():
         # A known LDAP group, or one onboarded from the directory.
-        return ldap_onboarding.group_for_member(dn)
+        return onboarding.group_for_member(dn)
     if dn or name:
         groups = (
             UserGroup.objects.filter(ldap_group_dn=dn)
@@ -112,7 +113,7 @@ class MemberListView(HarborViewMixin, APIView):
         body = self.body(ProjectMemberSerializer)
         user = resolve_user(body.get("member_user") or {})
         group = None if user else resolve_group(body.get("member_group") or {})
-        member = services.add_member(project, body.get("role_id") or 0, user=user, group=group)
+        member = members.add_member(project, body.get("role_id") or 0, user=user, group=group)
         record_member(request, project, "create", member)
         return self.empty(201, f"{request.path.rstrip('/')}/{member.pk}")
 
@@ -143,7 +144,7 @@ class MemberDetailView(HarborViewMixin, APIView):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:update")
         body = self.body(RoleRequestSerializer)
-        services.update_member_role(project, mid, body.get("role_id") or 0)
+        members.update_member_role(project, mid, body.get("role_id") or 0)
         record_member(request, project, "update", ProjectMember.objects.filter(pk=mid).first())
         return self.empty()
 
@@ -156,6 +157,6 @@ class MemberDetailView(HarborViewMixin, APIView):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:delete")
         member = member_queryset(project).filter(pk=mid).first()
-        services.remove_member(project, mid)
+        members.remove_member(project, mid)
         record_member(request, project, "delete", member)
         return self.empty()

@@ -8,12 +8,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.limits import INT64_MAX
-from registry import access, audit, robot_permissions, robots
+from registry import access
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, Exact, QuerySpec, parse_q
 from registry.api.permissions import deny, get_project, require_login
-from registry.api.robot_audit_serializers import (
+from registry.api.robot_serializers import (
     RobotCreatedSerializer,
     RobotCreateSerializer,
     RobotSecSerializer,
@@ -22,6 +22,7 @@ from registry.api.robot_audit_serializers import (
 )
 from registry.errors import BadRequest
 from registry.models import Robot
+from registry.services import audit, robot_permissions, robots
 
 ROBOT_QUERY = QuerySpec(
     columns={
