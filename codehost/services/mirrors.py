@@ -21,6 +21,7 @@ from codehost.errors import Archived, Forbidden, Invalid, Rejected
 from codehost.models import Mirror, OpType, Repository
 from codehost.remote_address import InvalidCloneAddress, pin_remote, scrub
 from codehost.services import activity
+from config.limits import INT32_MAX
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ GO_DURATION_UNITS = {
     "m": 60,
     "h": 3600,
 }
+GO_DURATION_MAX_SECONDS = (2**63 - 1) / 1e9
 GO_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
@@ -52,6 +54,9 @@ def parse_go_duration(text: str) -> float:
     seconds = sum(
         float(number) * GO_DURATION_UNITS[unit] for number, unit in GO_DURATION_PART.findall(body)
     )
+    # Go's Duration is int64 nanoseconds: a longer one is invalid (and never inf here).
+    if seconds > GO_DURATION_MAX_SECONDS:
+        raise ValueError(f'time: invalid duration "{text}"')
     return -seconds if value.startswith("-") else seconds
 
 
@@ -79,6 +84,12 @@ def interval_seconds(text: str) -> int:
         raise InvalidInterval(
             f"invalid mirror interval: {format_go_duration(round(seconds))} is below "
             f"minimum interval: {format_go_duration(round(minimum))}"
+        )
+    # The interval column is a 32-bit integer (about 68 years).
+    if seconds > INT32_MAX:
+        raise InvalidInterval(
+            f"invalid mirror interval: {format_go_duration(round(seconds))} is above "
+            f"maximum interval: {format_go_duration(INT32_MAX)}"
         )
     return round(seconds)
 

@@ -123,7 +123,17 @@ def test_the_repository_shows_its_mirror_interval_and_last_update(alice_client, 
 
 @pytest.mark.parametrize(
     ("interval", "status", "seconds"),
-    [("2h", 200, 7200), ("0", 200, 0), ("0s", 200, 0), ("5m", 422, None), ("x", 422, None)],
+    [
+        ("2h", 200, 7200),
+        ("0", 200, 0),
+        ("0s", 200, 0),
+        ("5m", 422, None),
+        ("x", 422, None),
+        # Beyond what the interval column holds, or what a float holds: refused, not a 500.
+        ("1000000h", 422, None),
+        ("9" * 400 + "h", 422, None),
+    ],
+    ids=["2h", "0", "0s", "5m", "x", "1000000h", "huge"],
 )
 def test_patch_changes_the_mirror_interval(alice_client, alice_mirror, interval, status, seconds):
     response = alice_client.patch(
