@@ -38,6 +38,9 @@ def _size(n: str | None) -> int:
 
 
 def _page(values, size: int, last: str) -> Page:
+    # No name holds a NUL (nor can PostgreSQL compare text with one): the names after
+    # `last` are those after the part before it.
+    last = last.partition("\x00")[0]
     if last:
         values = values.filter(name__gt=last)
     if size == 0:

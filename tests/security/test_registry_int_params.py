@@ -7,6 +7,7 @@ import base64
 import pytest
 from rest_framework.test import APIClient
 
+from registry.models import Repository
 from tests.registry.factories import PASSWORD, LabelFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -109,3 +110,15 @@ def test_distribution_page_sizes_beyond_int64_are_refused(admin_client, value):
 def test_body_integers_beyond_int64_are_refused(admin_client, method, path, body, value):
     response = getattr(admin_client, method)(path, fill(body, value), format="json")
     assert_harbor_bad_input(response)
+
+
+@pytest.mark.parametrize("path", ["/v2/_catalog", "/v2/team/app/tags/list"])
+def test_a_page_start_no_name_can_hold_pages_on(admin_client, path):
+    # A NUL cannot be in a repository or tag name (nor in PostgreSQL text): the page goes on
+    # after the part before it, instead of a 500 from the database.
+    Repository.objects.create(project=admin_client.project, name="team/app")
+    Repository.objects.create(project=admin_client.project, name="team/b")
+    response = admin_client.get(path, {"last": "team/a\x00z"})
+    assert response.status_code == 200, response.content
+    if path == "/v2/_catalog":
+        assert response.json()["repositories"] == ["team/app", "team/b"]
