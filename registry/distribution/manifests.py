@@ -343,7 +343,10 @@ def delete(repository_name: str, reference: str, username: str) -> None:
         resource = audit.artifact_resource(repository_name, reference)
         audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
-    if not Tag.objects.filter(repository=repository, name=reference).exists():
+    if (
+        not TAG_SHAPE.match(reference)
+        or not Tag.objects.filter(repository=repository, name=reference).exists()
+    ):
         raise ManifestUnknown(detail={"reference": reference})
     artifacts.delete_tag(repository, reference)
     resource = f"{repository_name}:{reference}"
@@ -357,7 +360,8 @@ def referrers(repository_name: str, digest: str, artifact_type: str = "") -> dic
         artifact__repository__name=repository_name, subject_digest=digest
     ).select_related("artifact")
     if artifact_type:
-        rows = rows.filter(artifact_type=artifact_type)
+        # No stored type holds a NUL (PostgreSQL text cannot): such a filter matches none.
+        rows = rows.filter(artifact_type=artifact_type) if "\x00" not in artifact_type else []
     manifests = []
     for row in rows:
         entry = {

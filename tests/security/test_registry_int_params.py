@@ -122,3 +122,22 @@ def test_a_page_start_no_name_can_hold_pages_on(admin_client, path):
     assert response.status_code == 200, response.content
     if path == "/v2/_catalog":
         assert response.json()["repositories"] == ["team/app", "team/b"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "code"),
+    [
+        ("get", "/v2/team/app/manifests/a%00b", "MANIFEST_UNKNOWN"),
+        ("head", "/v2/team/app/manifests/a%00b", None),
+        ("delete", "/v2/team/app/manifests/a%00b", "MANIFEST_UNKNOWN"),
+        ("get", f"/v2/team/app/referrers/sha256:{'0' * 64}?artifactType=a%00b", None),
+    ],
+    ids=["get", "head", "delete", "referrers"],
+)
+def test_a_reference_no_tag_can_hold_is_unknown(admin_client, method, path, code):
+    Repository.objects.create(project=admin_client.project, name="team/app")
+    response = getattr(admin_client, method)(path)
+    assert response.status_code < 500, response.content
+    if code:
+        assert response.status_code == 404, response.content
+        assert response.json()["errors"][0]["code"] == code
