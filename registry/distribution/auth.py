@@ -36,6 +36,10 @@ def project_name_of(repository_name: str) -> str:
 
 
 def project_named(name: str) -> Project | None:
+    # Token scopes and mount sources are names nothing validated: one holding a NUL names
+    # no project (and PostgreSQL text cannot even hold it).
+    if "\x00" in name:
+        return None
     return Project.objects.filter(name=name).first()
 
 

@@ -141,3 +141,17 @@ def test_a_reference_no_tag_can_hold_is_unknown(admin_client, method, path, code
     if code:
         assert response.status_code == 404, response.content
         assert response.json()["errors"][0]["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/service/token?service=harbor-registry&scope=repository:te%00am/app:pull"),
+        ("post", "/v2/team/app/blobs/uploads/?mount=sha256:" + "0" * 64 + "&from=te%00am/app"),
+    ],
+    ids=["token", "mount"],
+)
+def test_a_repository_name_no_project_can_hold_is_refused_cleanly(admin_client, method, path):
+    Repository.objects.create(project=admin_client.project, name="team/app")
+    response = getattr(admin_client, method)(path)
+    assert response.status_code < 500, response.content
