@@ -153,6 +153,9 @@ def identify(request) -> Caller:
         }
         return Caller(token_access=grants, scheme="bearer", subject=claims.get("sub") or "")
     basic = parse_basic(header)
+    if basic is not None and "\x00" in basic[0]:
+        # No account is named with a NUL (nor can PostgreSQL text hold one): wrong credentials.
+        return Caller(scheme="basic")
     if basic is not None:
         try:
             # A robot's secret that does not match falls through to the password check,

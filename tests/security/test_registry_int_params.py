@@ -155,3 +155,12 @@ def test_a_repository_name_no_project_can_hold_is_refused_cleanly(admin_client, 
     Repository.objects.create(project=admin_client.project, name="team/app")
     response = getattr(admin_client, method)(path)
     assert response.status_code < 500, response.content
+
+
+@pytest.mark.parametrize("username", ["robot$a\x00b", "a\x00b"], ids=["robot", "user"])
+@pytest.mark.parametrize("path", ["/v2/", "/service/token?service=harbor-registry"])
+def test_basic_credentials_no_account_can_hold_are_refused(username, path):
+    client = APIClient()
+    token = base64.b64encode(f"{username}:secret".encode()).decode()
+    response = client.get(path, HTTP_AUTHORIZATION=f"Basic {token}")
+    assert response.status_code == 401, response.content
