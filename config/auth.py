@@ -70,7 +70,8 @@ def _directory_answered(user) -> None:
 def check_password_cached(request, username: str, password: str):
     """The active user with these credentials, or None; SignInThrottled after too many
     failures (see config.signin_throttle)."""
-    if not username or not password:
+    # No account is named with a NUL (nor can PostgreSQL text hold one).
+    if not username or not password or "\x00" in username:
         return None
     signin_throttle.check(request, username)
     key = "basic-auth:" + _digest(username, password)
