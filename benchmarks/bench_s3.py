@@ -123,7 +123,7 @@ def run() -> None:
                 pull_blob(opened, base, digest, size)
             sampling = contextlib.ExitStack()
             samplers = {
-                label: sampling.enter_context(PeakRss(server_pids(base)))
+                label: sampling.enter_context(PeakRss(server_pids(base, workers=2)))
                 for label, (base, _) in targets.items()
             }
             for _ in range(ROUNDS):
