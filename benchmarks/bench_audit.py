@@ -24,11 +24,11 @@ RECORDS = 100_000
 SEED = f"""
 from datetime import UTC, datetime, timedelta
 from django.contrib.auth import get_user_model
-from registry import services
+from registry.services.projects import create_project
 from registry.models import AuditLog
 admin = get_user_model().objects.get(username='admin')
-projects = [services.create_project(admin, 'bench', as_admin=True)]
-projects += [services.create_project(admin, f'p{{n:03d}}', as_admin=True) for n in range(99)]
+projects = [create_project(admin, 'bench', as_admin=True)]
+projects += [create_project(admin, f'p{{n:03d}}', as_admin=True) for n in range(99)]
 start = datetime(2026, 1, 1, tzinfo=UTC)
 rows = (
     AuditLog(

@@ -16,7 +16,6 @@ WORDS = ["quartz", "falcon", "ember", "harbor", "nimbus", "cobalt", "willow", "t
 SEED = f"""
 import secrets
 from django.contrib.auth import get_user_model
-from codehost import services
 from codehost.access import Actor
 from codehost.models import *
 from config.auth import hash_token
@@ -26,7 +25,7 @@ user = User.objects.create_user("bench", "bench@example.com", "bench-password")
 me = Owner.objects.get(user=user)
 words = {WORDS!r}
 for o in range({ORGS}):
-    org = services.create_org(me, services.OrgOptions(username=f"org{{o:03}}"))
+    org = orgs.create_org(me, orgs.OrgOptions(username=f"org{{o:03}}"))
     repos = Repository.objects.bulk_create([
         Repository(owner=org, name=f"{{words[(o + r) % len(words)]}}-service-{{o:03}}-{{r:03}}",
                    lower_name=f"{{words[(o + r) % len(words)]}}-service-{{o:03}}-{{r:03}}",
@@ -84,6 +83,7 @@ EXPLAIN = """
 from codehost.access import Actor
 from codehost.models import Owner
 from codehost.search import SearchOptions, search_repos
+from codehost.services import orgs
 print(search_repos(Actor(), SearchOptions(keyword="quartz-service-04")).explain())
 print("## signed-in visibility count")
 from django.db import connection

@@ -27,9 +27,9 @@ REQUESTS_PER_CLIENT = 40
 SEED = f"""
 import json
 from django.contrib.auth import get_user_model
-from codehost.services import create_token
+from codehost.services.accounts import create_token
 from codehost.models import Repository
-from storefront import services as storefront
+from storefront.services import apps, stores
 from storefront.models import AccessToken, Installation
 from config.auth import hash_token
 
@@ -37,10 +37,10 @@ User = get_user_model()
 users = [User.objects.create_user(f"client{{n}}", f"c{{n}}@example.com", "Passw0rd1")
          for n in range({CLIENTS})]
 tokens = [create_token(user, "bench", ["all"])[1] for user in users]
-store = storefront.create_store(owner=users[0], name="Bench", languages=["es"],
-                                main_language="es", currency="ARS", country="AR")
-app = storefront.create_app(name="Bench", redirect_uri="https://bench.example/cb",
-                            scopes=["read_products", "write_products"])
+store = stores.create_store(owner=users[0], name="Bench", languages=["es"],
+                            main_language="es", currency="ARS", country="AR")
+app = apps.create_app(name="Bench", redirect_uri="https://bench.example/cb",
+                      scopes=["read_products", "write_products"])
 installation = Installation.objects.create(store=store, app=app, scopes=app.scopes)
 AccessToken.objects.create(installation=installation, token_hash=hash_token("bench-token"))
 print(json.dumps({{"store": store.pk, "tokens": tokens}}))

@@ -107,14 +107,14 @@ def seed_blobs() -> None:
 
 def delete_a_tenth() -> None:
     """One artifact in ten (the fourth of each repository), in bulk, leaving what
-    `services.delete_artifact` leaves (one at a time it reads the repository's manifests
+    `artifacts.delete_artifact` leaves (one at a time it reads the repository's manifests
     and takes over half an hour here): artifacts, tags and labels gone, the blobs only
     they used unlinked from their repositories, every project recounted."""
     from django.db import transaction
     from django.db.models import Q
 
-    from registry import services
     from registry.models import Artifact, ArtifactBlob, Blob, Project, RepositoryBlob
+    from registry.services import quota
 
     began = time.perf_counter()
     with transaction.atomic():
@@ -130,7 +130,7 @@ def delete_a_tenth() -> None:
         ArtifactBlob.objects.filter(artifact__in=doomed).delete()
         deleted = doomed.delete()[1]["registry.Artifact"]
     for project in Project.objects.all():
-        services.recount_usage(project)
+        quota.recount_usage(project)
     print(json.dumps({"deleted": deleted, "seconds": time.perf_counter() - began}))
 
 

@@ -77,15 +77,16 @@ def run() -> None:
                 env,
                 "import json\n"
                 "from django.contrib.auth.models import User\n"
-                "from registry import configuration, services\n"
+                "from registry import configuration\n"
+                "from registry.services import members, projects\n"
                 "from registry.models import Role\n"
-                "from registry.ldap_onboarding import group_for_member\n"
+                "from registry.ldap.onboarding import group_for_member\n"
                 f"configuration.update(json.loads({json.dumps(json.dumps(settings))}))\n"
                 "admin = User.objects.get(username='admin')\n"
                 "for n in range(20):\n"
-                "    project = services.create_project(admin, f'team{n}', as_admin=True)\n"
+                "    project = projects.create_project(admin, f'team{n}', as_admin=True)\n"
                 f"    group = group_for_member({group_dn!r})\n"
-                "    services.add_member(project, Role.DEVELOPER, group=group)\n",
+                "    members.add_member(project, Role.DEVELOPER, group=group)\n",
             )
             admin = basic("admin", "bench-admin")
             member = basic("user7", "secret7")

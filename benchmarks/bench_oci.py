@@ -1,8 +1,10 @@
-"""OCI distribution: blob push/pull throughput and manifest GET latency, ours against the
-CNCF Distribution registry (Debian `docker-registry`), and our web process's peak memory
-during 1 GiB blob uploads.
+"""OCI distribution, ours against the CNCF Distribution registry (Debian `docker-registry`):
+the pull path's goals (manifest GET/HEAD by tag and by digest, blob HEAD: p50/p95; blob pull
+throughput at 1 and 8 clients), each printed beside its target and the peer's figure from
+the same run; blob push throughput; our web process's peak memory during 1 GiB uploads.
 
-Both servers run on loopback on the same machine; the numbers are as noisy as the machine.
+Both servers run on loopback on the same machine with their data on a RAM disk; the
+numbers are as noisy as the machine, which is why rounds interleave the two servers.
 """
 
 import contextlib
@@ -18,23 +20,35 @@ from pathlib import Path
 
 import requests
 
-from benchmarks.harness import backing_services, load, manage, print_table, run_django, web_server
+from benchmarks.harness import backing_services, manage, print_table, run_django, web_server
+from benchmarks.oci_memory import big_upload_memory
 from tests.services.debian import require
 from tests.services.servers import free_port, wait_for_port
 
 MIB = 1024 * 1024
 BLOB_MIB = 100
 ROUNDS = 7
-BIG_MIB = 1024
 ADMIN = ("admin", "bench-admin")
 NAME = "bench/app"
+LATENCY_ROUNDS = 10
+PER_ROUND = 40
+PULL_CLIENTS = (1, 8)
+MANIFEST_ACCEPT = "application/vnd.oci.image.manifest.v1+json"
+RAM_DISK = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# `make run` with no settings but DATA_DIR and the admin's password (SQLite, the file cache).
+EMBEDDED_DEFAULT = {
+    "DATABASE_URL": "",
+    "REDIS_URL": "",
+    "CELERY_BROKER_URL": "",
+    "ADMIN_PASSWORD": ADMIN[1],
+}
 
 
 @contextlib.contextmanager
-def distribution_registry():
-    """The CNCF registry on loopback with a throwaway filesystem store."""
+def distribution_registry(parent: str | None = None):
+    """The CNCF registry on loopback with a throwaway filesystem store (under `parent`)."""
     binary = require({"docker-registry": ("docker-registry", ())})["docker-registry"]
-    with tempfile.TemporaryDirectory(prefix="cncf-registry-") as root:
+    with tempfile.TemporaryDirectory(prefix="cncf-registry-", dir=parent) as root:
         port = free_port()
         config = Path(root) / "config.yml"
         config.write_text(
@@ -137,84 +151,166 @@ def push_small_image(session: requests.Session, base: str) -> str:
 
 
 class Target:
-    """One server under test: its URL and a session with its credentials."""
+    """One server under test: its URL, credentials for pushes, headers for pulls."""
 
     def __init__(self, label: str, base: str, auth, pids: list[int]):
         self.label = label
         self.base = base
         self.pids = pids
-        self.push_cpu: list[float] = []
         self.auth = auth
         self.session = requests.Session()
         self.session.auth = auth
         self.pushes: list[float] = []
-        self.pulls: list[float] = []
+        self.push_cpu: list[float] = []
+        self.pull_headers: dict = {}
+        self.manifest_digest = ""
 
-    def manifest_headers(self) -> dict:
-        headers = {"Accept": "application/vnd.oci.image.manifest.v1+json"}
-        if self.auth:
-            # What docker, skopeo and oras send: a Bearer token from the token service.
-            issued = requests.get(
-                f"{self.base}/service/token",
-                params={"service": "harbor-registry", "scope": f"repository:{NAME}:pull"},
-                auth=self.auth,
-            )
-            headers["Authorization"] = f"Bearer {issued.json()['token']}"
-        return headers
+    def sign_in_for_pulls(self) -> None:
+        """What docker, skopeo and oras do: one Bearer token from the token service, sent
+        on every pull request (the CNCF registry runs without auth: nothing to send)."""
+        if not self.auth:
+            return
+        issued = requests.get(
+            f"{self.base}/service/token",
+            params={"service": "harbor-registry", "scope": f"repository:{NAME}:pull"},
+            auth=self.auth,
+        )
+        issued.raise_for_status()
+        self.pull_headers = {"Authorization": f"Bearer {issued.json()['token']}"}
 
 
-def measure(targets: list[Target], source: Path, digest: str) -> list[dict]:
-    """Rounds alternate between the servers so that the machine's load hits both alike.
-
-    Each round's ours/theirs ratio compares two transfers made seconds apart; the table's
-    ratio row is the median of those per-round ratios, which a load spike in one round
-    cannot drag far.
-    """
-    size = source.stat().st_size
+def measure_push(targets: list[Target], source: Path, digest: str) -> list[dict]:
+    """Blob push throughput, rounds alternating between the servers; the ratio row is the
+    median of per-round ratios (two transfers seconds apart), which a load spike in one
+    round cannot drag far."""
     for target in targets:
-        # Untimed: the first transfer opens connections and fills caches.
-        push_blob(target.session, target.base, source, digest)
-        pull_blob(target.session, target.base, digest, size)
+        push_blob(target.session, target.base, source, digest)  # untimed warm-up
     for _ in range(ROUNDS):
         for target in targets:
             cpu = cpu_seconds(target.pids)
             target.pushes.append(push_blob(target.session, target.base, source, digest))
             target.push_cpu.append(cpu_seconds(target.pids) - cpu)
-        for target in targets:
-            target.pulls.append(pull_blob(target.session, target.base, digest, size))
-    rows = []
-    for target in targets:
-        push_small_image(target.session, target.base)
-        manifest = load(
-            f"{target.base}/v2/{NAME}/manifests/v1", 400, 4, headers=target.manifest_headers()
-        )
-        rows.append(
-            {
-                "server": target.label,
-                "push MiB/s best": BLOB_MIB / min(target.pushes),
-                "push MiB/s median": BLOB_MIB / statistics.median(target.pushes),
-                "push server CPU s": statistics.median(target.push_cpu),
-                "pull MiB/s best": BLOB_MIB / min(target.pulls),
-                "pull MiB/s median": BLOB_MIB / statistics.median(target.pulls),
-                "manifest rps": manifest["rps"],
-                "manifest p50": manifest["p50"],
-                "manifest p95": manifest["p95"],
-            }
-        )
+    rows = [
+        {
+            "server": target.label,
+            "push MiB/s best": BLOB_MIB / min(target.pushes),
+            "push MiB/s median": BLOB_MIB / statistics.median(target.pushes),
+            "push server CPU s": statistics.median(target.push_cpu),
+        }
+        for target in targets
+    ]
     ours, theirs = targets
-    ratio = {"server": "ours / theirs"}
-    for key in rows[0]:
-        if key != "server":
-            ratio[key] = f"{rows[0][key] / rows[1][key]:.2f}"
-    # Throughput ratios per round (theirs' seconds over ours'), then their median.
-    for key, mine, others in (
-        ("push MiB/s median", ours.pushes, theirs.pushes),
-        ("pull MiB/s median", ours.pulls, theirs.pulls),
-    ):
-        paired = sorted(other / own for own, other in zip(mine, others, strict=True))
-        ratio[key] = f"{statistics.median(paired):.2f} ({paired[0]:.2f}-{paired[-1]:.2f})"
-    rows.append(ratio)
+    paired = sorted(other / own for own, other in zip(ours.pushes, theirs.pushes, strict=True))
+    cpu = statistics.median(ours.push_cpu) / statistics.median(theirs.push_cpu)
+    rows.append(
+        {
+            "server": "ours / theirs",
+            "push MiB/s best": f"{min(theirs.pushes) / min(ours.pushes):.2f}",
+            "push MiB/s median": f"{statistics.median(paired):.2f} "
+            f"({paired[0]:.2f}-{paired[-1]:.2f})",
+            "push server CPU s": f"{cpu:.2f}",
+        }
+    )
     return rows
+
+
+def pull_requests(manifest_digest: str, blob_digest: str) -> list[tuple[str, str, str]]:
+    """The pull path's requests: (goal, method, path)."""
+    manifest = f"/v2/{NAME}/manifests"
+    return [
+        ("manifest GET by tag", "GET", f"{manifest}/v1"),
+        ("manifest GET by digest", "GET", f"{manifest}/{manifest_digest}"),
+        ("manifest HEAD by tag", "HEAD", f"{manifest}/v1"),
+        ("manifest HEAD by digest", "HEAD", f"{manifest}/{manifest_digest}"),
+        ("blob HEAD", "HEAD", f"/v2/{NAME}/blobs/{blob_digest}"),
+    ]
+
+
+def timed_requests(target: Target, method: str, path: str, count: int) -> list[float]:
+    """`count` requests one after another on one kept-alive connection; ms each."""
+    session = requests.Session()
+    headers = {"Accept": MANIFEST_ACCEPT, **target.pull_headers}
+    session.request(method, target.base + path, headers=headers).raise_for_status()
+    taken = []
+    for _ in range(count):
+        began = time.perf_counter()
+        response = session.request(method, target.base + path, headers=headers)
+        taken.append((time.perf_counter() - began) * 1000)
+        if response.status_code != 200:
+            raise RuntimeError(f"{target.label} {method} {path}: {response.status_code}")
+    session.close()
+    return taken
+
+
+def concurrent_pulls(target: Target, digest: str, size: int, clients: int) -> float:
+    """`clients` pulls of the blob at once; their aggregate MiB/s."""
+    sessions = [requests.Session() for _ in range(clients)]
+    for session in sessions:
+        session.headers.update(target.pull_headers)
+    threads = [
+        threading.Thread(target=pull_blob, args=(session, target.base, digest, size))
+        for session in sessions
+    ]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    for session in sessions:
+        session.close()
+    return clients * size / MIB / wall
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(int(len(ordered) * fraction) - 1, 0)]
+
+
+def measure_pull(targets: list[Target], digest: str, size: int) -> list[dict]:
+    """The pull path's goals, each beside its target (the peer's figure) and the peer's
+    figure, from one run whose rounds interleave the servers (alternating which goes first)
+    so the machine's load hits both alike."""
+    latency_goals = [goal for goal, _, _ in pull_requests("", "")]
+    latency = {(t.label, goal): [] for t in targets for goal in latency_goals}
+    throughput = {(t.label, n): [] for t in targets for n in PULL_CLIENTS}
+    for round_number in range(LATENCY_ROUNDS):
+        order = targets if round_number % 2 == 0 else targets[::-1]
+        for position, goal in enumerate(latency_goals):
+            for target in order:
+                _, method, path = pull_requests(target.manifest_digest, digest)[position]
+                latency[target.label, goal] += timed_requests(target, method, path, PER_ROUND)
+    for round_number in range(ROUNDS):
+        order = targets if round_number % 2 == 0 else targets[::-1]
+        for clients in PULL_CLIENTS:
+            for target in order:
+                throughput[target.label, clients].append(
+                    concurrent_pulls(target, digest, size, clients)
+                )
+    ours, theirs = (target.label for target in targets)
+    rows = []
+    for goal in latency_goals:
+        for name, fraction in (("p50", 0.5), ("p95", 0.95)):
+            mine = percentile(latency[ours, goal], fraction)
+            peer = percentile(latency[theirs, goal], fraction)
+            rows.append(goal_row(f"{goal} {name} ms", mine, f"<= {peer:.2f}", peer, mine <= peer))
+    for clients in PULL_CLIENTS:
+        mine = statistics.median(throughput[ours, clients])
+        peer = statistics.median(throughput[theirs, clients])
+        label = f"blob pull MiB/s, {clients} client{'s' if clients > 1 else ''} (median)"
+        rows.append(goal_row(label, mine, f">= {peer:.0f}", peer, mine >= peer))
+    return rows
+
+
+def goal_row(goal: str, mine: float, target: str, peer: float, met: bool) -> dict:
+    digits = 2 if mine < 100 else 0
+    return {
+        "goal": goal,
+        "ours": f"{mine:.{digits}f}",
+        "target": target,
+        "peer (CNCF 2.8, same run)": f"{peer:.{digits}f}",
+        "met": "yes" if met else "NO",
+    }
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -225,13 +321,6 @@ def cpu_seconds(pids: list[int]) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])
     return total / ticks
-
-
-def rss_kib(pid: int, field: str = "VmRSS") -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
 
 
 def server_pids(base: str) -> list[int]:
@@ -255,137 +344,59 @@ def worker_pids(master_port: int) -> list[int]:
     return pids
 
 
-class RepeatedBlock:
-    """`count` copies of `block` as a body of known length (sent with Content-Length)."""
-
-    def __init__(self, block: bytes, count: int):
-        self.block = block
-        self.left = len(block) * count
-        self.total = self.left
-
-    def __len__(self) -> int:
-        return self.total
-
-    def read(self, size: int = -1) -> bytes:
-        offset = (self.total - self.left) % len(self.block)
-        size = self.left if size < 0 else min(size, self.left)
-        piece = self.block[offset : offset + size]
-        self.left -= len(piece)
-        return piece
-
-
-class PeakRss:
-    """Samples the processes' RSS every 50 ms while in use; `peak` in KiB."""
-
-    def __init__(self, pids: list[int]):
-        self.pids = pids
-        self.peak = max(rss_kib(pid) for pid in pids)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.05):
-            self.peak = max(self.peak, *(rss_kib(pid) for pid in self.pids))
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-
-def big_upload_memory(base: str) -> list[dict]:
-    """1 GiB pushed as 64 MiB chunked-encoding PATCHes, then as one PUT with Content-Length
-    (the two ways the body is read); RSS of the web processes sampled during each."""
-    pids = server_pids(base)
-    block = os.urandom(MIB)
-    hasher = hashlib.sha256()
-    for _ in range(BIG_MIB):
-        hasher.update(block)
-    digest = "sha256:" + hasher.hexdigest()
-    session = requests.Session()
-    session.auth = ADMIN
-    chunk_mib = 64
-
-    def chunked_patches(location: str) -> str:
-        for index in range(BIG_MIB // chunk_mib):
-
-            def body():
-                for _ in range(chunk_mib):
-                    yield block
-
-            start = index * chunk_mib * MIB
-            response = session.patch(
-                location,
-                data=body(),  # a generator: sent with Transfer-Encoding: chunked
-                headers={"Content-Range": f"{start}-{start + chunk_mib * MIB - 1}"},
-            )
-            if response.status_code != 202:
-                raise RuntimeError(f"PATCH failed: {response.status_code} {response.text[:300]}")
-            location = base + response.headers["Location"]
-        return session.put(location, params={"digest": digest})
-
-    def one_put(location: str) -> requests.Response:
-        return session.put(location, params={"digest": digest}, data=RepeatedBlock(block, BIG_MIB))
-
-    rows = []
-    for label, push in (
-        (f"1 GiB chunked PATCH ({chunk_mib} MiB each)", chunked_patches),
-        ("1 GiB PUT with Content-Length", one_put),
-    ):
-        before = max(rss_kib(pid) for pid in pids)
-        location = base + session.post(f"{base}/v2/{NAME}/blobs/uploads/").headers["Location"]
-        began = time.perf_counter()
-        with PeakRss(pids) as sampled:
-            done = push(location)
-        seconds = time.perf_counter() - began
-        if done.status_code != 201:
-            raise RuntimeError(f"{label} failed: {done.status_code} {done.text[:300]}")
-        rows.append(
-            {
-                "upload": label,
-                "MiB/s": BIG_MIB / seconds,
-                "RSS before MiB": before / 1024,
-                "RSS peak sampled MiB": sampled.peak / 1024,
-                "VmHWM MiB": max(rss_kib(pid, "VmHWM") for pid in pids) / 1024,
-            }
-        )
-    return rows
+@contextlib.contextmanager
+def our_setup():
+    """`make run`'s embedded default (SQLite, file cache) with its data on a RAM disk, as
+    the CNCF registry's store; BENCH_OCI_BACKEND=postgres runs on PostgreSQL and Redis."""
+    if os.environ.get("BENCH_OCI_BACKEND") == "postgres":
+        with backing_services() as env:
+            yield env, "PostgreSQL"
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-oci-", dir=RAM_DISK) as data_dir:
+        yield {**EMBEDDED_DEFAULT, "DATA_DIR": data_dir}, "SQLite, RAM disk"
 
 
 def run() -> None:
-    with backing_services() as env, tempfile.TemporaryDirectory(prefix="bench-oci-") as scratch:
+    with our_setup() as (env, backend), tempfile.TemporaryDirectory(dir=RAM_DISK) as scratch:
         manage(env, "migrate", "--noinput")
         manage(env, "ensureadmin")
         run_django(
             env,
             "from django.contrib.auth import get_user_model\n"
-            "from registry import services\n"
+            "from registry.services import projects\n"
             "admin = get_user_model().objects.get(username='admin')\n"
-            "services.create_project(admin, 'bench', as_admin=True)\n",
+            "projects.create_project(admin, 'bench', as_admin=True)\n",
         )
         source = Path(scratch) / "blob"
         digest = blob_source(source, BLOB_MIB)
+        size = source.stat().st_size
         load_before = os.getloadavg()
         with (
-            web_server({**env, "WEB_THREADS": "4"}, workers=2) as ours,
-            distribution_registry() as (theirs, their_pids),
+            web_server(env) as ours,
+            distribution_registry(scratch) as (theirs, their_pids),
         ):
-            rows = measure(
-                [
-                    Target("ours (gunicorn 2x4, Bearer token)", ours, ADMIN, server_pids(ours)),
-                    Target("CNCF distribution 2.8 (no auth)", theirs, None, their_pids),
-                ],
-                source,
-                digest,
-            )
-            memory = big_upload_memory(ours)
+            targets = [
+                Target("ours", ours, ADMIN, server_pids(ours)),
+                Target("CNCF distribution 2.8", theirs, None, their_pids),
+            ]
+            pushes = measure_push(targets, source, digest)
+            for target in targets:
+                target.manifest_digest = push_small_image(target.session, target.base)
+                target.sign_in_for_pulls()
+            goals = measure_pull(targets, digest, size)
+            memory = big_upload_memory(ours, server_pids(ours), ADMIN, NAME)
         print(f"load average before: {load_before}, after: {os.getloadavg()}")
         print_table(
-            f"OCI blobs ({BLOB_MIB} MiB, {ROUNDS} rounds; ratio row: median of per-round"
-            " ratios, range in brackets) and manifest GET (ms)",
-            rows,
+            f"OCI pull path: ours ({backend}, gunicorn as `make run`, Bearer token as real"
+            " pulls send) beside the CNCF registry (no auth; filesystem store on the RAM"
+            f" disk). Latency: one client, {LATENCY_ROUNDS} interleaved rounds x"
+            f" {PER_ROUND} requests; blob pulls: {ROUNDS} interleaved rounds of"
+            f" {BLOB_MIB} MiB",
+            goals,
+        )
+        print_table(
+            f"OCI blob push ({BLOB_MIB} MiB, {ROUNDS} interleaved rounds; ratio row: median of"
+            " per-round ratios, range in brackets)",
+            pushes,
         )
         print_table("web process memory during a 1 GiB upload (per process)", memory)

@@ -39,7 +39,6 @@ def seed() -> None:
     from django.contrib.auth.hashers import make_password
     from django.db import connection, transaction
 
-    from registry import services
     from registry.models import (
         Artifact,
         Label,
@@ -48,6 +47,7 @@ def seed() -> None:
         ProjectMetadata,
         Role,
     )
+    from registry.services import artifacts
 
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE TABLE IF NOT EXISTS {SEED_MARKER_TABLE} (spec text NOT NULL)")
@@ -87,7 +87,7 @@ def seed() -> None:
             "artifacts": ARTIFACTS,
             "tags": TAGS,
             "type": Artifact.Type.IMAGE,
-            "icon": services.ICONS[Artifact.Type.IMAGE],
+            "icon": artifacts.ICONS[Artifact.Type.IMAGE],
             "label": label.pk,
         }
         with connection.cursor() as cursor:

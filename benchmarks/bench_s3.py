@@ -86,9 +86,9 @@ def run() -> None:
         run_django(
             env,
             "from django.contrib.auth import get_user_model\n"
-            "from registry import services\n"
+            "from registry.services import projects\n"
             "admin = get_user_model().objects.get(username='admin')\n"
-            "services.create_project(admin, 'bench', as_admin=True)\n",
+            "projects.create_project(admin, 'bench', as_admin=True)\n",
         )
         source = Path(scratch) / "blob"
         digest = blob_source(source, BLOB_MIB)

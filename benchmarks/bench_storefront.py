@@ -16,16 +16,16 @@ VARIANTS_PER_PRODUCT = 3
 SEED = f"""
 import json
 from django.contrib.auth import get_user_model
-from storefront import services
+from storefront.services import apps, stores
 from storefront.models import Category, Installation, Product, Variant
 from config.auth import hash_token
 from storefront.models import AccessToken
 
 owner = get_user_model().objects.create_user("merchant", "merchant@example.com", "x")
-store = services.create_store(owner=owner, name="Bench", languages=["es", "pt"],
-                              main_language="es", currency="ARS", country="AR")
-app = services.create_app(name="Bench", redirect_uri="https://bench.example/cb",
-                          scopes=["read_products", "write_products"])
+store = stores.create_store(owner=owner, name="Bench", languages=["es", "pt"],
+                            main_language="es", currency="ARS", country="AR")
+app = apps.create_app(name="Bench", redirect_uri="https://bench.example/cb",
+                      scopes=["read_products", "write_products"])
 installation = Installation.objects.create(store=store, app=app, scopes=app.scopes)
 AccessToken.objects.create(installation=installation, token_hash=hash_token("bench-token"))
 categories = Category.objects.bulk_create(

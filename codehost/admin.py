@@ -2,7 +2,9 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from codehost import dashboard, migrations_service, mirrors, models, services
+from codehost import dashboard, models, tasks
+from codehost.errors import InternalError
+from codehost.services import migrations, mirrors, repositories
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
 
 
@@ -149,7 +151,7 @@ class RepositoryAdmin(ServiceDeleteMixin, admin.ModelAdmin):
         return False
 
     def delete_through(self, obj):
-        services.delete_repo(obj)
+        repositories.delete_repo(obj)
 
 
 @admin.register(models.RepoRedirect)
@@ -228,7 +230,7 @@ CANCELLED = "cancelled by a site administrator"
 
 @admin.register(models.MigrationTask)
 class MigrationTaskAdmin(SystemRecordAdmin):
-    list_display = ["repo_name", "owner", "doer", "service", "status", "error_status", "created"]
+    list_display = ["repo_name", "owner", "doer", "service", "status", "error_code", "created"]
     list_select_related = ["owner", "doer"]
     list_filter = ["status", "service", "created", "finished"]
     search_fields = ["repo_name", "owner__name", "clone_addr"]
@@ -244,7 +246,7 @@ class MigrationTaskAdmin(SystemRecordAdmin):
         cancelled = [
             task
             for task in queryset.select_related("owner")
-            if migrations_service.fail_migration(task.pk, 500, CANCELLED)
+            if migrations.fail_migration(task.pk, InternalError.code, CANCELLED)
         ]
         count = record(self, request, cancelled, "Cancelled the migration.")
         self.message_user(request, f"Cancelled {count} migration(s).")
@@ -304,7 +306,9 @@ class MirrorAdmin(SystemRecordAdmin):
             self.message_user(request, "Mirror feature is disabled.", messages.ERROR)
             return
         chosen = queryset.select_related("repo").filter(repo__is_archived=False)
-        queued = [mirror for mirror in chosen if mirrors.request_sync(mirror.pk)]
+        queued = [
+            mirror for mirror in chosen if mirrors.request_sync(mirror.pk, tasks.sync_mirror.delay)
+        ]
         count = record(self, request, queued, "Queued a sync.")
         self.message_user(request, f"Queued {count} sync(s).")
         if skipped := queryset.count() - count:

@@ -1,50 +1,93 @@
-"""Domain errors of the code hosting service, with Gitea's statuses.
+"""Domain errors of the code hosting service: a code and a message, nothing about HTTP.
 
-They are DRF APIExceptions so that services can raise them and the Gitea exception
-handler renders `{"message", "url"}` without a mapping table.
+Services raise them; codehost.api.exceptions alone turns each code into Gitea's status and
+error body. A failed migration keeps its error's code on the record, so `from_code` builds
+the same error again when the waiting request reads it.
 """
 
-from rest_framework import status
-from rest_framework.exceptions import APIException
+
+class DomainError(Exception):
+    code = "internal"
+    default_message = ""
+
+    def __init__(self, message: str | None = None):
+        self.message = self.default_message if message is None else str(message)
+        super().__init__(self.message)
 
 
-class CodehostError(APIException):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_detail = "bad request"
+class Rejected(DomainError):
+    """A request refused as it stands (a missing password, a user already blocked...)."""
+
+    code = "rejected"
 
 
-class BadRequest(CodehostError):
-    status_code = status.HTTP_400_BAD_REQUEST
+class Invalid(DomainError):
+    """Input breaking a rule: a name, a value out of range, a unit setting."""
+
+    code = "invalid"
 
 
-class Forbidden(CodehostError):
-    status_code = status.HTTP_403_FORBIDDEN
-    default_detail = "forbidden"
+class Forbidden(DomainError):
+    code = "forbidden"
+    default_message = "forbidden"
 
 
-class BareForbidden(CodehostError):
-    """A 403 Gitea answers with {"message"} only (refused sudo, account states)."""
+class AccountRefused(DomainError):
+    """The caller's account may not act at all: a password to change first, a sudo refused."""
 
-    status_code = status.HTTP_403_FORBIDDEN
-
-
-class NotFound(CodehostError):
-    status_code = status.HTTP_404_NOT_FOUND
-    default_detail = "not found"
+    code = "account_refused"
 
 
-class Conflict(CodehostError):
-    status_code = status.HTTP_409_CONFLICT
+class NotFound(DomainError):
+    code = "not_found"
+    default_message = "not found"
 
 
-class Unprocessable(CodehostError):
-    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+class Conflict(DomainError):
+    code = "conflict"
 
 
-class InternalError(CodehostError):
-    """A failure Gitea reports as 500 (its message is only shown to site admins)."""
+class Archived(DomainError):
+    """The repository is archived: read-only until unarchived."""
 
-    status_code = status.HTTP_500_INTERNAL_SERVER_ERROR
+    code = "archived"
+
+
+class InternalError(DomainError):
+    """A failure of ours, whose message only site admins may read."""
+
+    code = "internal"
+
+
+class Busy(DomainError):
+    """Too much work in flight; the caller may come back after `retry_after` seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CallerBusy(Busy):
+    """The caller's own share of the work in flight is used up."""
+
+    code = "caller_busy"
+
+
+class ServerBusy(Busy):
+    """The server's share of the work in flight is used up."""
+
+    code = "server_busy"
+
+
+_BY_CODE = {
+    cls.code: cls
+    for cls in (Rejected, Invalid, Forbidden, NotFound, Conflict, Archived, InternalError)
+}
+
+
+def from_code(code: str, message: str) -> DomainError:
+    """The error a stored code stands for (an unknown or empty code is ours: internal)."""
+    return _BY_CODE.get(code, InternalError)(message)
 
 
 REPO_EXISTS = "The repository with the same name already exists."

@@ -14,10 +14,11 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import AuthenticationFailed
 
-from codehost import access, git, services
+from codehost import access, git
 from codehost.api.authentication import authenticate_basic
 from codehost.api.base import password_change_required
 from codehost.errors import Forbidden, NotFound
+from codehost.services import accounts, repositories
 from config.auth import parse_basic
 from config.signin_throttle import SignInThrottled
 
@@ -89,19 +90,19 @@ def smart_http(request, owner: str, repo: str, rest: str):
     if user is not None:
         try:
             actor = access.Actor(
-                owner=services.user_owner(user),
+                owner=accounts.user_owner(user),
                 is_admin=user.is_superuser,
-                public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+                public_only=token is not None and accounts.PUBLIC_ONLY in token.scope_list,
             )
         except Forbidden:
             return _plain(403, "this account has no code hosting namespace")
         if actor.owner.must_change_password:
             # As every API call of such an account: a password is to be changed first.
             return _plain(403, password_change_required())
-    if token is not None and not services.scopes_allow(token.scope_list, ["repository"], pushing):
+    if token is not None and not accounts.scopes_allow(token.scope_list, ["repository"], pushing):
         return _plain(403, "token does not have the required scope")
     try:
-        found, _ = services.resolve_repo(owner, repo)
+        found, _ = repositories.resolve_repo(owner, repo)
     except NotFound:
         return _plain(404, "Not found") if actor.signed_in else _challenge()
     repo_access = access.repo_access(actor, found)
@@ -128,7 +129,7 @@ def smart_http(request, owner: str, repo: str, rest: str):
 
         def on_finish(returncode):
             try:
-                services.record_push(repo_id, pusher, before, git.refs(path))
+                repositories.record_push(repo_id, pusher, before, git.refs(path))
             except Exception:  # the push itself succeeded; never fail the client for this
                 logger.exception("could not record push to repository %s", repo_id)
 

@@ -15,6 +15,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import quote, urlsplit
 
+from codehost.errors import Invalid
 from codehost.remote_address import InvalidCloneAddress, check_host_allowed
 
 RATE_LIMITED = "Remote visit addressed rate limitation."
@@ -74,11 +75,12 @@ def pinned_opener(url: str):
 
 
 class GitHubRefused(Exception):
-    """The API's answer; `status` is set for the two errors with a status of their own."""
+    """The API's answer; `code` (a domain error code) is set for the errors that are the
+    caller's to fix (credentials, rate limit, a refused host), else the failure is ours."""
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, code: str | None = None):
         super().__init__(message)
-        self.status = status
+        self.code = code
 
 
 def repository_url(clone_addr: str) -> str | None:
@@ -108,7 +110,7 @@ def check_repository(clone_addr: str, *, username: str, password: str, timeout: 
     try:
         opener = pinned_opener(url)
     except InvalidCloneAddress as refused:
-        raise GitHubRefused(str(refused.detail), status=422) from None
+        raise GitHubRefused(refused.message, code=Invalid.code) from None
     try:
         with opener.open(request, timeout=timeout):
             return
@@ -122,9 +124,9 @@ def check_repository(clone_addr: str, *, username: str, password: str, timeout: 
 def refusal(url: str, answer: urllib.error.HTTPError) -> GitHubRefused:
     headers = answer.headers
     if answer.code == 401 and headers.get("X-GitHub-OTP", "").startswith("required"):
-        return GitHubRefused(TWO_FACTOR_REQUIRED, status=422)
+        return GitHubRefused(TWO_FACTOR_REQUIRED, code=Invalid.code)
     if answer.code in (403, 429) and headers.get("X-RateLimit-Remaining") == "0":
-        return GitHubRefused(RATE_LIMITED, status=422)
+        return GitHubRefused(RATE_LIMITED, code=Invalid.code)
     try:
         message = json.loads(answer.read() or b"{}").get("message", "")
     except (ValueError, AttributeError, OSError):

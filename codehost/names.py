@@ -3,7 +3,7 @@
 import fnmatch
 import re
 
-from codehost.errors import Unprocessable
+from codehost.errors import Invalid
 
 ALPHA_DASH_DOT = re.compile(r"^[A-Za-z0-9_.-]+$")
 REPO_RESERVED = {".", "..", "-"}
@@ -25,22 +25,22 @@ TEAM_RESERVED = {"new"}
 def _reserved_or_pattern(name: str, reserved: set[str], patterns: list[str]) -> None:
     lowered = name.strip().lower()
     if lowered in reserved:
-        raise Unprocessable(f"name is reserved [name: {name}]")
+        raise Invalid(f"name is reserved [name: {name}]")
     for pattern in patterns:
         if fnmatch.fnmatchcase(lowered, pattern):
-            raise Unprocessable(f"name pattern is not allowed [pattern: {pattern}]")
+            raise Invalid(f"name pattern is not allowed [pattern: {pattern}]")
 
 
 def check_repo_name(name: str, field: str = "Name") -> None:
     if not name:
-        raise Unprocessable(f"[{field}]: Required")
+        raise Invalid(f"[{field}]: Required")
     if len(name) > 100:
-        raise Unprocessable(f"[{field}]: MaxSize")
+        raise Invalid(f"[{field}]: MaxSize")
     if not ALPHA_DASH_DOT.match(name):
-        raise Unprocessable(f"[{field}]: AlphaDashDot")
+        raise Invalid(f"[{field}]: AlphaDashDot")
     _reserved_or_pattern(name, REPO_RESERVED, REPO_PATTERNS)
     if ".." in name:
-        raise Unprocessable(
+        raise Invalid(
             f"name is invalid [{name}]: "
             "must be valid alpha or numeric or dash(-_) or dot characters"
         )
@@ -48,18 +48,18 @@ def check_repo_name(name: str, field: str = "Name") -> None:
 
 def check_user_name(name: str, field: str = "UserName") -> None:
     if not name:
-        raise Unprocessable(f"[{field}]: Required")
+        raise Invalid(f"[{field}]: Required")
     if len(name) > 40 or not USERNAME.match(name) or USERNAME_BAD_RUN.search(name):
-        raise Unprocessable(f"[{field}]: invalid username")
+        raise Invalid(f"[{field}]: invalid username")
     _reserved_or_pattern(name, USER_RESERVED, USER_PATTERNS)
 
 
 def check_team_name(name: str) -> None:
     if not name:
-        raise Unprocessable("[Name]: Required")
+        raise Invalid("[Name]: Required")
     if len(name) > 255:
-        raise Unprocessable("[Name]: MaxSize")
+        raise Invalid("[Name]: MaxSize")
     if not ALPHA_DASH_DOT.match(name):
-        raise Unprocessable("[Name]: AlphaDashDot")
+        raise Invalid("[Name]: AlphaDashDot")
     if name.lower() in TEAM_RESERVED:
-        raise Unprocessable(f"name is reserved [name: {name}]")
+        raise Invalid(f"name is reserved [name: {name}]")

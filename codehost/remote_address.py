@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from django.conf import settings
-from rest_framework.exceptions import APIException
 
+from codehost.errors import Invalid
 from config.outbound import embedded_ipv4, resolve
 
 NETWORK_SCHEMES = ("http", "https", "git")
@@ -41,11 +41,8 @@ KNOWN_HOST_SUFFIXES = {
 }
 
 
-class InvalidCloneAddress(APIException):
-    """422, worded as Gitea's handleRemoteAddrError."""
-
-    status_code = 422
-    default_code = "invalid_clone_addr"
+class InvalidCloneAddress(Invalid):
+    """Worded as Gitea's handleRemoteAddrError."""
 
     @classmethod
     def url_error(cls, host: str) -> "InvalidCloneAddress":
@@ -95,7 +92,7 @@ def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
 
 
 def parse_clone_address(raw: str, *, may_import_local: bool) -> CloneSource:
-    """Validate a clone address as Gitea does; raises InvalidCloneAddress (422)."""
+    """Validate a clone address as Gitea does; raises InvalidCloneAddress."""
     address = raw.strip()
     try:
         parts = urlsplit(address)

@@ -5,7 +5,7 @@ names as in Gitea's lists)."""
 from datetime import UTC, datetime
 from pathlib import Path
 
-from codehost.errors import BadRequest, Unprocessable
+from codehost.errors import Invalid, Rejected
 from codehost.git import InitialFile
 
 TEMPLATES = Path(__file__).resolve().parent / "init_templates"
@@ -24,15 +24,15 @@ def _read(kind: str, name: str) -> str | None:
 def check_options(readme: str, gitignores: str, license_name: str) -> None:
     """Reject unknown template names before anything is created."""
     if readme and readme not in available("readme"):
-        raise BadRequest(
+        raise Rejected(
             "readme template does not exist, available templates: "
             f"[{' '.join(available('readme'))}]"
         )
     for name in _split(gitignores):
         if name not in available("gitignore"):
-            raise Unprocessable(f"gitignore template does not exist [name: {name}]")
+            raise Invalid(f"gitignore template does not exist [name: {name}]")
     if license_name and license_name not in available("license"):
-        raise Unprocessable(f"license template does not exist [name: {license_name}]")
+        raise Invalid(f"license template does not exist [name: {license_name}]")
 
 
 def _split(names: str) -> list[str]:

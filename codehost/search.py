@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Case, Q, When
 
 from codehost.access import Actor, visible_repos_filter
-from codehost.errors import Unprocessable
+from codehost.errors import Invalid
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
@@ -52,9 +52,9 @@ def ordering(sort: str, order: str) -> list[str]:
         return ["lower_name", "id"]
     order = order or "asc"
     if order not in ("asc", "desc"):
-        raise Unprocessable(f'Invalid sort order: "{order}"')
+        raise Invalid(f'Invalid sort order: "{order}"')
     if sort not in SORT_FIELDS:
-        raise Unprocessable(f'Invalid sort mode: "{sort}"')
+        raise Invalid(f'Invalid sort mode: "{sort}"')
     prefix = "-" if order == "desc" else ""
     return [prefix + field for field in [*SORT_FIELDS[sort], "id"]]
 
@@ -80,7 +80,7 @@ def keyword_filter(keyword: str, topic_only: bool, include_desc: bool) -> Q:
 
 def search_repos(actor: Actor, options: SearchOptions):
     if options.mode not in MODES:
-        raise Unprocessable(f'Invalid search mode: "{options.mode}"')
+        raise Invalid(f'Invalid search mode: "{options.mode}"')
     order_by = ordering(options.sort, options.order)
     repos = Repository.objects.all()
     # A public-only token searches what an anonymous caller would find.

@@ -1,14 +1,21 @@
-"""Code hosting background work. Git work runs on the `git` queue; every task takes ids,
-keeps its state on our own records and may safely run twice (acks_late redelivery)."""
+"""Code hosting background work, and the one place that queues it. Git work runs on the
+`git` queue; every task takes ids, keeps its state on our own records and may safely run
+twice (acks_late redelivery).
+
+Services never import this module: whoever calls a service that queues work (a view, the
+admin, the beat task below) passes it the task's `delay`, which the service calls once
+its transaction commits.
+"""
 
 from celery import shared_task
 
-from codehost import migrations_service, mirrors, priority
+from codehost import priority
+from codehost.services import migration_worker, migrations, mirrors
 
 
 @shared_task(name="codehost.migrate_repository", queue="git", ignore_result=True)
 def migrate_repository(task_id: int) -> None:
-    migrations_service.run_migration(task_id)
+    migration_worker.run_migration(task_id)
 
 
 # With Redis, workers take every message of priority 0 (the default) before any of a
@@ -24,9 +31,9 @@ def sync_mirror(mirror_id: int) -> None:
 
 @shared_task(name="codehost.queue_due_mirrors", ignore_result=True)
 def queue_due_mirrors() -> int:
-    return mirrors.queue_due_mirrors()
+    return mirrors.queue_due_mirrors(sync_mirror.delay)
 
 
 @shared_task(name="codehost.reap_stuck_work", ignore_result=True)
 def reap_stuck_work() -> int:
-    return migrations_service.reap_stuck_migrations() + mirrors.reset_stuck_syncs()
+    return migrations.reap_stuck_migrations() + mirrors.reset_stuck_syncs()

@@ -1,10 +1,15 @@
-"""Checks of the real components behind the services. Each returns None or an error text."""
+"""Checks of the real components behind the services. Each returns None or an error text.
+
+`/api/v2.0/health` (Harbor's format) reports them all; `/readyz` answers a load balancer
+from the ones a web process needs to serve (`READINESS`); `/livez` touches none.
+"""
 
 import time
 import uuid
 
 from django.core.cache import cache
-from django.core.files.storage import default_storage, storages
+from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 from django.db import connection
 
 from config.celery import app as celery_app
@@ -70,19 +75,30 @@ def check_worker() -> str | None:
     return f"failed to check health: no worker heartbeat in the last {HEARTBEAT_FRESH_SECONDS}s"
 
 
+# The storages the services write: registry blobs and store images (Django's default).
+STORAGE_ALIASES = ("registry", "default")
+
+
 def check_storage() -> str | None:
-    """The default storage (uploaded files) and the registry's blob storage take a write
-    (both are S3 buckets' prefixes when object storage is configured)."""
-    try:
-        for storage in (default_storage, storages["registry"]):
-            name = storage.save(f"health/{uuid.uuid4().hex}", _probe_file())
+    """Each storage takes a small file and gives it up again (shared storage mounted,
+    object storage reachable with working credentials)."""
+    for alias in STORAGE_ALIASES:
+        storage = storages[alias]
+        try:
+            name = storage.save(f"health/{uuid.uuid4().hex}", ContentFile(b"ok"))
             storage.delete(name)
-    except Exception as exc:
-        return f"failed to check health: storage not writable ({exc.__class__.__name__})"
+        except Exception as exc:
+            return (
+                f"failed to check health: {alias} storage not writable ({exc.__class__.__name__})"
+            )
     return None
 
 
-def _probe_file():
-    from django.core.files.base import ContentFile
-
-    return ContentFile(b"ok")
+# What a web process needs to answer requests; the worker heartbeat is not among them (a
+# web node serves without a worker of its own, and the heartbeat waits seconds).
+READINESS = {
+    "database": check_database,
+    "cache": check_cache,
+    "broker": check_broker,
+    "storage": check_storage,
+}

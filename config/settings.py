@@ -26,7 +26,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "config",
@@ -78,7 +77,8 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file: wait for locks, write-ahead log.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Connections are kept (CONN_MAX_AGE) as on PostgreSQL: opening one (its PRAGMAs, WAL
+    # setup) cost more than the pull requests it served.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
@@ -140,6 +140,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 # Beat's own tick: the admin dashboard shows when a worker last ran it.
 CELERY_BEAT_SCHEDULE = {"config-beat-tick": {"task": "config.beat_tick", "schedule": 30.0}}
 CELERY_TIMEZONE = "UTC"
+# Any number of beats may run: one holds a lease and sends, the others stand by
+# (config/beat.py); one that dies is replaced within this many seconds.
+CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
+BEAT_LEASE_SECONDS = env_int("BEAT_LEASE_SECONDS", 30)
 
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
@@ -225,6 +229,8 @@ REGISTRY_S3_UPLOAD_LEASE_SECONDS = env_int("REGISTRY_S3_UPLOAD_LEASE_SECONDS", 3
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
 REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
+# Pull records (pull_time, pull_count, audit) are written in batches this long after a pull.
+REGISTRY_PULL_RECORD_MS = env_int("REGISTRY_PULL_RECORD_MS", 100)
 CELERY_BEAT_SCHEDULE["registry-purge-abandoned-uploads"] = {
     "task": "registry.purge_abandoned_uploads",
     "schedule": 3600.0,

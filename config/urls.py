@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from config import pages
+from config import pages, probes
 from config.docs import docs_urls
 from registry.distribution.views import TokenView
 from storefront import images as storefront_images
@@ -13,6 +13,8 @@ urlpatterns = [
     # other route has a path of this shape.
     path("", include("codehost.git_urls")),
     path("", pages.front_door, name="front-door"),
+    path("livez", probes.livez),
+    path("readyz", probes.readyz),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/docs/", pages.docs_index, name="api-docs"),

@@ -1,8 +1,8 @@
 """Who may see and do what: project visibility and Harbor's role matrix (harbor.md §6)."""
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from registry import ldap
+from registry.ldap import signin
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
 
 # Highest role first, as Harbor picks `current_user_role_id`.
@@ -81,7 +81,7 @@ POLICIES = [
 
 
 def robot_of(user):
-    """The signed-in robot (registry.robots.RobotPrincipal), or None for a person."""
+    """The signed-in robot (registry.services.robots.RobotPrincipal), or None for a person."""
     return getattr(user, "robot", None) and user
 
 
@@ -95,10 +95,10 @@ def is_sysadmin(user) -> bool:
         return False
     if user.is_superuser:
         return True
-    if ldap.is_directory_account(user):
-        # Membership of ldap_group_admin_dn as of the directory cache (registry.ldap), so
+    if signin.is_directory_account(user):
+        # Membership of ldap_group_admin_dn as of the directory cache (registry.ldap.signin), so
         # leaving the group or leaving ldap_auth takes effect without a new sign-in.
-        return ldap.is_directory_admin(user)
+        return signin.is_directory_admin(user)
     profile = getattr(user, "harbor_profile", None)
     return bool(profile and profile.admin_role_in_auth)
 
@@ -109,8 +109,8 @@ def group_ids(user) -> list[int]:
     cached = getattr(user, "_registry_group_ids", None)
     if cached is None:
         cached = list(user.harbor_groups.values_list("id", flat=True))
-        # The user's LDAP groups, as the directory says (cached briefly in registry.ldap).
-        cached += [pk for pk in ldap.group_ids_for(user) if pk not in cached]
+        # The user's LDAP groups, as the directory says (cached briefly in registry.ldap.signin).
+        cached += [pk for pk in signin.group_ids_for(user) if pk not in cached]
         user._registry_group_ids = cached
     return cached
 
@@ -144,16 +144,6 @@ def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
         return queryset if "*" in ids else queryset.filter(Q(is_public=True) | Q(pk__in=ids))
     member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
-
-
-def caller_memberships(user) -> Prefetch:
-    """Prefetch of the caller's member rows onto each project, as `caller_members`."""
-    queryset = (
-        ProjectMember.objects.filter(membership_filter(user))
-        if user.is_authenticated
-        else ProjectMember.objects.none()
-    )
-    return Prefetch("members", queryset=queryset, to_attr="caller_members")
 
 
 def roles_of(user, project: Project) -> list[int]:

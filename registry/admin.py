@@ -4,7 +4,6 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin
-from registry import services
 from registry.errors import PreconditionFailed
 from registry.gc import services as gc_services
 from registry.models import (
@@ -25,6 +24,7 @@ from registry.models import (
     UserGroup,
     UserProfile,
 )
+from registry.services import artifacts, projects, repositories
 
 
 class ProjectMetadataInline(admin.TabularInline):
@@ -56,9 +56,9 @@ class ProjectAdmin(ServiceDeleteMixin, admin.ModelAdmin):
 
     def delete_model(self, request, obj):
         try:
-            services.delete_project(obj)
+            projects.delete_project(obj)
         except PreconditionFailed as error:
-            self.message_user(request, f"{obj.name}: {error.detail}", messages.ERROR)
+            self.message_user(request, f"{obj.name}: {error.message}", messages.ERROR)
 
     def delete_queryset(self, request, queryset):
         for project in queryset:
@@ -125,7 +125,7 @@ class RepositoryAdmin(ServiceDeleteMixin, admin.ModelAdmin):
         return False
 
     def delete_through(self, obj):
-        services.delete_repository(obj)
+        repositories.delete_repository(obj)
 
 
 class TagInline(admin.TabularInline):
@@ -157,7 +157,7 @@ class ArtifactAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     inlines = [TagInline]
 
     def delete_through(self, obj):
-        services.delete_artifact(obj)
+        artifacts.delete_artifact(obj)
 
 
 @admin.register(Tag)
@@ -169,7 +169,7 @@ class TagAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     raw_id_fields = ["repository", "artifact"]
 
     def delete_through(self, obj):
-        services.delete_tag(obj.repository, obj.name)
+        artifacts.delete_tag(obj.repository, obj.name)
 
 
 @admin.register(ArtifactReference)

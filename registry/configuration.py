@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import transaction
 
-from registry import ldap_syntax
+from registry.ldap import syntax
 from registry.models import ConfigEntry
 
 VERSION_KEY = "registry-config-version"
@@ -137,23 +137,23 @@ def _check_storage(key, value):
 def _check_ldap_url(key, value):
     if value:
         try:
-            ldap_syntax.parse_url(value)
+            syntax.parse_url(value)
         except ValueError as exc:
             raise ConfigurationError(f"{key}: {exc}") from None
 
 
 def _check_dn(key, value):
-    if value and not ldap_syntax.is_dn(value):
+    if value and not syntax.is_dn(value):
         raise ConfigurationError(f"invalid DN syntax for {key}: {value}")
 
 
 def _check_attribute(key, value):
-    if value and not ldap_syntax.is_attribute_name(value):
+    if value and not syntax.is_attribute_name(value):
         raise ConfigurationError(f"invalid attribute name for {key}: {value}")
 
 
 def _check_filter(key, value):
-    if value and not ldap_syntax.is_filter(value):
+    if value and not syntax.is_filter(value):
         raise ConfigurationError(f"invalid filter syntax for {key}: {value}")
 
 

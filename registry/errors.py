@@ -1,48 +1,41 @@
-"""Domain errors of the registry, raised by services and views with Harbor's status and text.
+"""Domain errors of the registry: a Harbor error code and a message, nothing of HTTP.
 
-They are DRF APIExceptions, so the Harbor exception handler renders them as
-{"errors":[{"code": ..., "message": ...}]} with the code of their status.
+Services raise them; `registry/api/exceptions.py` alone turns a code into Harbor's status
+and error body. The codes are Harbor's own (its `lib/errors` package names them the same).
 """
 
-from rest_framework.exceptions import APIException
 
-
-class RegistryError(APIException):
-    status_code = 500
-    default_detail = "internal server error"
+class RegistryError(Exception):
+    code = "UNKNOWN"
+    message = "internal server error"
 
     def __init__(self, message: str | None = None):
-        super().__init__(message or self.default_detail)
+        self.message = message or type(self).message
+        super().__init__(self.message)
 
 
 class BadRequest(RegistryError):
-    status_code = 400
-    default_detail = "bad request"
+    code, message = "BAD_REQUEST", "bad request"
 
 
 class Unauthorized(RegistryError):
-    status_code = 401
-    default_detail = "unauthorized"
+    code, message = "UNAUTHORIZED", "unauthorized"
 
 
 class Forbidden(RegistryError):
-    status_code = 403
-    default_detail = "forbidden"
+    code, message = "FORBIDDEN", "forbidden"
 
 
 class NotFound(RegistryError):
-    status_code = 404
-    default_detail = "not found"
+    code, message = "NOT_FOUND", "not found"
 
 
 class Conflict(RegistryError):
-    status_code = 409
-    default_detail = "conflict"
+    code, message = "CONFLICT", "conflict"
 
 
 class PreconditionFailed(RegistryError):
-    status_code = 412
-    default_detail = "precondition failed"
+    code, message = "PRECONDITION", "precondition failed"
 
 
 class QuotaExceeded(PreconditionFailed):
@@ -50,5 +43,10 @@ class QuotaExceeded(PreconditionFailed):
 
 
 class UnprocessableEntity(RegistryError):
-    status_code = 422
-    default_detail = "validation failure"
+    code, message = "UNPROCESSABLE_ENTITY", "validation failure"
+
+
+class ServiceUnavailable(RegistryError):
+    """A system the registry depends on (the LDAP directory) cannot be reached."""
+
+    code, message = "SERVICE_UNAVAILABLE", "service unavailable"

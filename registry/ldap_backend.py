@@ -2,7 +2,7 @@
 
 A django-auth-ldap backend whose settings are built from the stored system configuration
 on every sign-in, so a PUT /configurations applies at once in every process. Connections
-come from registry.ldap (timeouts, TLS, StartTLS). Local accounts (those with a usable
+come from registry.ldap.client (timeouts, TLS, StartTLS). Local accounts (those with a usable
 password, the admin among them) are never looked up in the directory.
 """
 
@@ -13,8 +13,7 @@ from django.contrib.auth import get_user_model
 from django_auth_ldap.backend import LDAPBackend
 from django_auth_ldap.config import LDAPSearch, LDAPSettings
 
-from registry import ldap as directory
-from registry import ldap_syntax
+from registry.ldap import client, directory, signin, syntax
 from registry.models import UserProfile
 
 logger = logging.getLogger(__name__)
@@ -22,19 +21,19 @@ logger = logging.getLogger(__name__)
 
 class _DirectoryConnector:
     """Stands in for the python-ldap module inside django-auth-ldap: it only opens
-    connections, and they come configured from registry.ldap."""
+    connections, and they come configured from registry.ldap.client."""
 
-    def __init__(self, conf: directory.DirectorySettings):
+    def __init__(self, conf: client.DirectorySettings):
         self.conf = conf
 
     def initialize(self, uri, bytes_mode=False):
-        return directory.open_connection(self.conf)
+        return client.open_connection(self.conf)
 
 
-def backend_settings(conf: directory.DirectorySettings) -> LDAPSettings:
+def backend_settings(conf: client.DirectorySettings) -> LDAPSettings:
     # django-auth-ldap fills "%(user)s" with the escaped username; a literal % must double.
-    user_filter = ldap_syntax.and_filters(
-        ldap_syntax.normalize_filter(conf.filter).replace("%", "%%"),
+    user_filter = syntax.and_filters(
+        syntax.normalize_filter(conf.filter).replace("%", "%%"),
         f"({conf.uid_attribute}=%(user)s)",
     )
     # A prefix no Django setting uses: every value comes from the defaults given here.
@@ -58,7 +57,7 @@ def backend_settings(conf: directory.DirectorySettings) -> LDAPSettings:
 
 class RegistryLDAPBackend(LDAPBackend):
     def __init__(self):
-        self.directory_settings = directory.current_settings()
+        self.directory_settings = client.current_settings()
 
     @property
     def settings(self):
@@ -71,24 +70,24 @@ class RegistryLDAPBackend(LDAPBackend):
         return _DirectoryConnector(self.directory_settings)
 
     def authenticate(self, request, username=None, password=None, **kwargs):
-        if not username or not password or not directory.ldap_mode():
+        if not username or not password or not client.ldap_mode():
             return None
         conf = self.directory_settings
-        if not conf.url or not ldap_syntax.is_attribute_name(conf.uid_attribute):
+        if not conf.url or not syntax.is_attribute_name(conf.uid_attribute):
             return None
         local = get_user_model().objects.filter(username__iexact=username).first()
         if local is not None and local.has_usable_password():
             return None
         try:
             return super().authenticate(request, username=username, password=password)
-        except directory.DirectoryError as exc:
+        except client.DirectoryError as exc:
             logger.warning("LDAP sign-in of %s failed: %s", username, exc.message)
             return None
 
     def get_or_build_user(self, username, ldap_user):
         """Found case-insensitively; created with the directory's spelling of the uid."""
         model = self.get_user_model()
-        uid = directory.first_value(ldap_user.attrs or {}, self.directory_settings.uid_attribute)
+        uid = client.first_value(ldap_user.attrs or {}, self.directory_settings.uid_attribute)
         user = model.objects.filter(username__iexact=uid or username).first()
         if user is not None:
             return user, False
@@ -112,8 +111,6 @@ class RegistryLDAPBackend(LDAPBackend):
             connection = ldap_user.connection if conf.group_filter else None
             groups = directory.user_group_dns(conf, entry, connection)
         except ldap.LDAPError as exc:
-            logger.warning(
-                "LDAP groups of %s unavailable: %s", user, directory.translate(exc).message
-            )
+            logger.warning("LDAP groups of %s unavailable: %s", user, client.translate(exc).message)
             groups = frozenset()
-        directory.remember_groups(conf, user, groups)
+        signin.remember_groups(conf, user, groups)

@@ -3,7 +3,8 @@ import secrets
 from django.contrib import admin, messages
 
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
-from storefront import installations, models, suspension, webhooks
+from storefront import models
+from storefront.services import installations, suspension, webhook_delivery
 
 
 @admin.register(models.Store)
@@ -255,7 +256,7 @@ class DeliveryAdmin(SystemRecordAdmin):
 
     @admin.action(description="Retry now (failed or dropped deliveries)")
     def retry_now(self, request, queryset):
-        retried = webhooks.retry_now(list(queryset.values_list("pk", flat=True)))
+        retried = webhook_delivery.retry_now(list(queryset.values_list("pk", flat=True)))
         count = record(
             self, request, queryset.model.objects.filter(pk__in=retried), "Queued a retry."
         )

@@ -9,6 +9,7 @@ class StorefrontConfig(AppConfig):
 
     def ready(self):
         from config import account_deletion
-        from storefront.services import account_holdings
+        from storefront import tasks  # noqa: F401 - connects the receiver that queues deliveries
+        from storefront.services.stores import account_holdings
 
         account_deletion.register("storefront", holdings=account_holdings)

@@ -7,8 +7,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from storefront import installations
 from storefront.models import Installation
+from storefront.services import installations
 
 
 @login_required

@@ -26,8 +26,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.parsers import StrictJSONParser
-from storefront import services
+from storefront.errors import InvalidGrant
 from storefront.models import App
+from storefront.services import installations
 
 
 def _redirect(uri: str, **params) -> HttpResponseRedirect:
@@ -46,9 +47,13 @@ def authorize(request, app_id: int):
             return _redirect(app.redirect_uri, error="access_denied", state=state)
         store = next((s for s in stores if str(s.pk) == request.POST.get("store")), None)
         if store is not None:
-            return _redirect(app.redirect_uri, code=services.authorize(app, store), state=state)
-    elif len(stores) == 1 and not services.needs_consent(app, stores[0]):
-        return _redirect(app.redirect_uri, code=services.authorize(app, stores[0]), state=state)
+            return _redirect(
+                app.redirect_uri, code=installations.authorize(app, store), state=state
+            )
+    elif len(stores) == 1 and not installations.needs_consent(app, stores[0]):
+        return _redirect(
+            app.redirect_uri, code=installations.authorize(app, stores[0]), state=state
+        )
     context = {
         "app": app,
         "stores": stores,
@@ -67,7 +72,9 @@ class OAuthError(APIException):
 
 
 def oauth_exception_handler(exc, context):
-    if not isinstance(exc, OAuthError):
+    if isinstance(exc, InvalidGrant):
+        exc = OAuthError("invalid_grant", exc.message)
+    elif not isinstance(exc, OAuthError):
         detail = getattr(exc, "detail", "The request is malformed")
         exc = OAuthError("invalid_request", str(detail), getattr(exc, "status_code", 400))
     body = {"error": exc.error, "error_description": str(exc.detail)}
@@ -108,10 +115,7 @@ class TokenView(APIView):
             app.client_secret.encode(), fields["client_secret"].encode()
         ):
             raise OAuthError("invalid_client", "Client authentication failed", status=401)
-        try:
-            token, installation = services.exchange_code(app, fields["code"])
-        except services.InvalidGrant as error:
-            raise OAuthError("invalid_grant", str(error)) from error
+        token, installation = installations.exchange_code(app, fields["code"])
         return Response(
             {
                 "access_token": token,

@@ -9,7 +9,6 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from codehost import services
 from codehost.access import Actor
 from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
@@ -17,8 +16,9 @@ from codehost.api.pagination import GiteaPagination
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
 from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
-from codehost.errors import BareForbidden, NotFound
+from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
+from codehost.services import accounts
 from config.parsers import StrictJSONParser
 from config.views import ServiceViewMixin, UnknownPathView
 
@@ -47,7 +47,7 @@ def refuse_password_change_pending(request) -> None:
     except Owner.DoesNotExist:
         return
     if owner.must_change_password:
-        raise BareForbidden(password_change_required())
+        raise AccountRefused(password_change_required())
 
 
 def act_as_sudo_user(request) -> None:
@@ -57,7 +57,7 @@ def act_as_sudo_user(request) -> None:
     if not login:
         return
     if not (request.user.is_authenticated and request.user.is_superuser):
-        raise BareForbidden("Only administrators allowed to sudo.")
+        raise AccountRefused("Only administrators allowed to sudo.")
     owner = (
         Owner.objects.select_related("user")
         .filter(lower_name=login.lower(), kind=Owner.Kind.USER, user__isnull=False)
@@ -115,9 +115,9 @@ class GiteaViewMixin(ServiceViewMixin):
         credential = self.request.auth
         token = credential.token if isinstance(credential, Credential) else None
         return Actor(
-            owner=services.user_owner(user),
+            owner=accounts.user_owner(user),
             is_admin=user.is_superuser,
-            public_only=token is not None and services.PUBLIC_ONLY in token.scope_list,
+            public_only=token is not None and accounts.PUBLIC_ONLY in token.scope_list,
         )
 
     @property

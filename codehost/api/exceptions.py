@@ -1,11 +1,37 @@
-"""Gitea's error body: {"message": "...", "url": "<ROOT_URL>/api/swagger"}; 404 adds "errors"."""
+"""Gitea's error body: {"message": "...", "url": "<ROOT_URL>/api/swagger"}; 404 adds "errors".
+
+The one place that maps the domain errors of codehost.errors to the wire: WIRE below.
+"""
+
+from dataclasses import dataclass
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
-from codehost.errors import BareForbidden
+from codehost import errors as domain
 from config.exceptions import describe
+
+
+@dataclass(frozen=True)
+class Wire:
+    status: int
+    # Gitea answers refusals of the account itself with {"message"} alone.
+    bare: bool = False
+
+
+WIRE = {
+    domain.Rejected.code: Wire(400),
+    domain.Forbidden.code: Wire(403),
+    domain.AccountRefused.code: Wire(403, bare=True),
+    domain.NotFound.code: Wire(404),
+    domain.Conflict.code: Wire(409),
+    domain.Invalid.code: Wire(422),
+    domain.Archived.code: Wire(423),
+    domain.CallerBusy.code: Wire(429),
+    domain.InternalError.code: Wire(500),
+    domain.ServerBusy.code: Wire(503),
+}
 
 
 def swagger_url() -> str:
@@ -20,17 +46,22 @@ def gitea_error_body(status: int, message: str, errors: list | None = None) -> d
 
 
 def gitea_exception_handler(exc, context):
-    if isinstance(exc, BareForbidden):
-        return Response({"message": str(exc.detail)}, status=403)
-    info = describe(exc, context)
-    status = info.status
-    message = info.message
-    if isinstance(exc, ParseError | UnsupportedMediaType):
-        # Gitea's binder answers unreadable bodies with 422 "[]: <decoder error>".
-        status, message = 422, f"[]: {message}"
+    if isinstance(exc, domain.DomainError):
+        wire = WIRE[exc.code]
+        if wire.bare:
+            return Response({"message": exc.message}, status=wire.status)
+        status, message = wire.status, exc.message
+        retry_after = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after else {}
+    else:
+        info = describe(exc, context)
+        status, message, headers = info.status, info.message, info.headers
+        if isinstance(exc, ParseError | UnsupportedMediaType):
+            # Gitea's binder answers unreadable bodies with 422 "[]: <decoder error>".
+            status, message = 422, f"[]: {message}"
     if status == 500:
         request = context.get("request")
         user = getattr(request, "user", None)
         # Gitea hides 500 details from everybody but site admins; we log them instead.
         message = "" if not getattr(user, "is_superuser", False) else message
-    return Response(gitea_error_body(status, message), status=status, headers=info.headers)
+    return Response(gitea_error_body(status, message), status=status, headers=headers)

@@ -7,24 +7,19 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import migrations_service, mirrors
+from codehost import tasks
 from codehost.api.base import GiteaViewMixin
 from codehost.api.migration_serializers import MigrateRepoOptionsSerializer, binding_error
 from codehost.api.schema import GiteaErrorSerializer
-from codehost.api.serializers import RepositorySerializer
+from codehost.api.serializers.repos import REPOSITORY
 from codehost.api.views.common import render_repo, visible_repo
-from codehost.errors import BadRequest, CodehostError, Forbidden, Unprocessable
+from codehost.errors import Invalid
+from codehost.services import migrations, mirrors
 
 TAGS = ["repository"]
 
 
-class RepositoryArchived(CodehostError):
-    """Gitea's mustNotBeArchived route guard."""
-
-    status_code = 423
-
-
-REQUEST_FIELDS = {field.name for field in fields(migrations_service.MigrationRequest)}
+REQUEST_FIELDS = {field.name for field in fields(migrations.MigrationRequest)}
 
 
 class MigrateRepositoryView(GiteaViewMixin, APIView):
@@ -39,7 +34,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         # Error answers (401, 403, 409, 422...) are added by the service's schema class;
         # 429 and 503 (with Retry-After) are the caps on migrations in flight.
         responses={
-            201: RepositorySerializer,
+            201: REPOSITORY.serializer,
             429: GiteaErrorSerializer,
             500: GiteaErrorSerializer,
             503: GiteaErrorSerializer,
@@ -48,18 +43,18 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
     def post(self, request):
         serializer = MigrateRepoOptionsSerializer(data=request.data)
         if not serializer.is_valid():
-            raise Unprocessable(binding_error(serializer.errors))
-        options = migrations_service.MigrationRequest(
+            raise Invalid(binding_error(serializer.errors))
+        options = migrations.MigrationRequest(
             **{
                 key: value
                 for key, value in serializer.validated_data.items()
                 if key in REQUEST_FIELDS and value is not None
             }
         )
-        task = migrations_service.start_migration(request.user, options)
+        task = migrations.start_migration(request.user, options, tasks.migrate_repository.delay)
         # As Gitea, the answer comes once the migration is over (bounded by a setting).
-        task = migrations_service.wait_for_migration(task, settings.CODEHOST_MIGRATION_WAIT_SECONDS)
-        migrations_service.raise_if_failed(task)
+        task = migrations.wait_for_migration(task, settings.CODEHOST_MIGRATION_WAIT_SECONDS)
+        migrations.raise_if_failed(task)
         return render_repo(self.actor, task.repo, status=201)
 
 
@@ -76,15 +71,6 @@ class MirrorSyncView(GiteaViewMixin, APIView):
     )
     def post(self, request, owner: str, repo: str):
         found, found_access = visible_repo(self.actor, owner, repo)
-        if not found_access.can_write_code:
-            raise Forbidden("user should have a permission to write to a repo")
-        if found.is_archived:
-            raise RepositoryArchived(f"{found.owner.name}/{found.name} is archived")
-        if not settings.CODEHOST_MIRRORS_ENABLED:
-            raise BadRequest("Mirror feature is disabled")
-        mirror = mirrors.mirror_of(found)
-        if mirror is None:
-            raise BadRequest("Repository is not a mirror")
         # A sync already queued or running is not queued again; either way 200 at once.
-        mirrors.request_sync(mirror.pk)
+        mirrors.sync_now(found, found_access, tasks.sync_mirror.delay)
         return Response(status=200)

@@ -3,7 +3,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from codehost.errors import Unprocessable
+from codehost.errors import Invalid
 from config.limits import INT32_MAX, INT64_MAX, INT64_MIN
 from config.pagination import HeaderPagination
 
@@ -48,10 +48,10 @@ class GiteaPagination(HeaderPagination):
         try:
             number = int(values[-1])
         except ValueError as exc:
-            raise Unprocessable(f"[{name}]: must be an integer") from exc
+            raise Invalid(f"[{name}]: must be an integer") from exc
         # Gitea parses paging as int64: beyond it is an error, not the last page.
         if not INT64_MIN <= number <= INT64_MAX:
-            raise Unprocessable(f"[{name}]: value out of range")
+            raise Invalid(f"[{name}]: value out of range")
         return number
 
     def _link(self, page: int, rel: str) -> str:

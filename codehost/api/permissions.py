@@ -3,8 +3,8 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from codehost import services
 from codehost.api.authentication import Credential
+from codehost.services import accounts
 
 
 class TokenScopePermission(BasePermission):
@@ -17,7 +17,7 @@ class TokenScopePermission(BasePermission):
             return True
         write = request.method not in SAFE_METHODS
         scopes = credential.token.scope_list
-        if services.scopes_allow(scopes, categories, write):
+        if accounts.scopes_allow(scopes, categories, write):
             return True
         level = "write" if write else "read"
         required = " ".join(f"{level}:{category}" for category in categories)

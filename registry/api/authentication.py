@@ -2,7 +2,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 
 from config.auth import check_password_cached, parse_basic
-from registry import robots
+from registry.services import robots
 
 
 class HarborBasicAuthentication(BaseAuthentication):

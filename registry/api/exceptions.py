@@ -1,40 +1,40 @@
-"""Harbor's error body: {"errors":[{"code": "<CODE>", "message": "<text>"}]}."""
+"""Harbor's error answers: the status of each error code, and the body
+{"errors":[{"code": "<CODE>", "message": "<text>"}]}."""
 
 from rest_framework.response import Response
 
 from config.exceptions import describe
+from registry.errors import RegistryError
 
-HARBOR_CODES = {
-    400: "BAD_REQUEST",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
-    409: "CONFLICT",
-    412: "PRECONDITION",
-    413: "REQUEST_ENTITY_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    422: "UNPROCESSABLE_ENTITY",
-    429: "TOO_MANY_REQUEST",
-    500: "UNKNOWN",
+# Harbor's error codes and their statuses: the one table both domain errors (by their
+# code) and every other exception (DRF's, Django's, by their status) are answered from.
+STATUS_OF_CODE = {
+    "BAD_REQUEST": 400,
+    "UNAUTHORIZED": 401,
+    "FORBIDDEN": 403,
+    "NOT_FOUND": 404,
+    "METHOD_NOT_ALLOWED": 405,
+    "CONFLICT": 409,
+    "PRECONDITION": 412,
+    "REQUEST_ENTITY_TOO_LARGE": 413,
+    "UNSUPPORTED_MEDIA_TYPE": 415,
+    "UNPROCESSABLE_ENTITY": 422,
+    "TOO_MANY_REQUEST": 429,
+    "UNKNOWN": 500,
+    "SERVICE_UNAVAILABLE": 503,
 }
+CODE_OF_STATUS = {status: code for code, status in STATUS_OF_CODE.items()}
 
 
-def harbor_code(status: int, code: str) -> str:
-    """An explicit Harbor code given by the view (upper case) wins over the status default."""
-    if code and code.isupper():
-        return code
-    return HARBOR_CODES.get(status, "UNKNOWN")
-
-
-def harbor_error_body(status: int, message: str, code: str = "") -> dict:
-    return {"errors": [{"code": harbor_code(status, code), "message": message}]}
+def harbor_error_body(code: str, message: str) -> dict:
+    return {"errors": [{"code": code, "message": message}]}
 
 
 def harbor_exception_handler(exc, context):
+    if isinstance(exc, RegistryError):
+        body = harbor_error_body(exc.code, exc.message)
+        return Response(body, status=STATUS_OF_CODE[exc.code])
     info = describe(exc, context)
-    return Response(
-        harbor_error_body(info.status, info.message, info.code),
-        status=info.status,
-        headers=info.headers,
-    )
+    # An explicit Harbor code (upper case, as the paginator's) wins over the status's.
+    code = info.code if info.code.isupper() else CODE_OF_STATUS.get(info.status, "UNKNOWN")
+    return Response(harbor_error_body(code, info.message), status=info.status, headers=info.headers)

@@ -2,7 +2,7 @@
 is decoded before routing), so repository routes match greedily and the more specific
 artifact routes come first. Metadata is served with and without the trailing slash."""
 
-from django.urls import include, path, re_path, register_converter
+from django.urls import path, re_path, register_converter
 
 from registry.api.base import HarborUnknownPathView
 from registry.api.views import (
@@ -10,6 +10,7 @@ from registry.api.views import (
     audit_logs,
     gc,
     labels,
+    ldap,
     members,
     metadata,
     projects,
@@ -41,6 +42,7 @@ ARTIFACT = REPO + r"/artifacts/(?P<reference>[^/]+)"
 
 urlpatterns = [
     path("health", system.HealthView.as_view()),
+    path("ping", system.PingView.as_view()),
     path("search", system.SearchView.as_view()),
     path("statistics", system.StatisticsView.as_view()),
     path("configurations", system.ConfigurationsView.as_view()),
@@ -86,6 +88,9 @@ urlpatterns = [
     path("system/gc/schedule", gc.GCScheduleView.as_view()),
     path("system/gc/<id:gc_id>", gc.GCDetailView.as_view()),
     path("system/gc/<id:gc_id>/log", gc.GCLogView.as_view()),
-    path("", include("registry.api.ldap_urls")),
+    path("ldap/ping", ldap.LdapPingView.as_view()),
+    path("ldap/users/search", ldap.LdapUserSearchView.as_view()),
+    path("ldap/users/import", ldap.LdapUserImportView.as_view()),
+    path("ldap/groups/search", ldap.LdapGroupSearchView.as_view()),
     re_path(r"^[\s\S]*$", HarborUnknownPathView.as_view()),
 ]

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from config.auth import check_password_cached, parse_basic
 from config.signin_throttle import SignInThrottled
-from registry import access, robots
+from registry import access
 from registry.distribution import token
 from registry.distribution.errors import (
     Denied,
@@ -21,6 +21,7 @@ from registry.distribution.errors import (
     Unauthorized,
 )
 from registry.models import Project
+from registry.services import robots
 
 # Distribution actions and the registry permission each needs in the project.
 ACTION_PERMISSIONS = {

@@ -4,10 +4,9 @@ import contextlib
 import re
 import uuid
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from registry import services
 from registry.distribution import auth, digests, storage
 from registry.distribution.errors import (
     BlobUnknown,
@@ -20,16 +19,28 @@ from registry.distribution.errors import (
 )
 from registry.distribution.models import Blob, RepositoryBlob, Upload
 from registry.errors import QuotaExceeded
+from registry.services import quota
 
 CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
 
 
 def linked_blob(repository_name: str, digest: str) -> Blob:
+    """The blob if the repository holds it (every blob HEAD and GET: one indexed query,
+    no ORM compilation)."""
     digests.parse(digest)
-    blob = Blob.objects.filter(digest=digest, links__repository_name=repository_name).first()
-    if blob is None:
+    with connection.cursor() as cursor:
+        cursor.execute(LINKED_BLOB, [digest, repository_name])
+        row = cursor.fetchone()
+    if row is None:
         raise BlobUnknown(detail={"digest": digest})
-    return blob
+    return Blob(id=row[0], digest=digest, size=row[1])
+
+
+LINKED_BLOB = (
+    f"SELECT b.id, b.size FROM {Blob._meta.db_table} b"
+    f" JOIN {RepositoryBlob._meta.db_table} l ON l.blob_id = b.id"
+    " WHERE b.digest = %s AND l.repository_name = %s"
+)
 
 
 def touch(digest: str, size: int) -> Blob:
@@ -79,9 +90,9 @@ def _add_to_project(repository_name: str, digest: str, size: int, store) -> None
     if project is None:
         raise NameUnknown(detail={"name": repository_name})
     try:
-        services.add_blob(project, digest, size, store)
+        quota.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
+        raise Denied(exc.message) from exc
 
 
 def mount(repository_name: str, blob: Blob) -> None:

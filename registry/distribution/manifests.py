@@ -1,4 +1,5 @@
-"""Manifests: validation, push (through registry.services), resolution, delete, referrers.
+"""Manifests: validation, push (through registry.services.artifacts), delete, referrers
+(reading them: `manifest_reads`).
 
 Manifest bytes are stored as blobs at their digest; the registry's artifact and tag
 records say which manifests a repository holds.
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from registry import audit, services
 from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
@@ -25,6 +25,7 @@ from registry.distribution.errors import (
 from registry.distribution.models import ArtifactBlob, Blob, Referrer
 from registry.errors import QuotaExceeded
 from registry.models import Artifact, Project, Repository, Tag
+from registry.services import artifacts, audit, quota
 
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 # Image configs are read for `extra_attrs`; anything bigger is not an image config.
@@ -48,15 +49,6 @@ FOREIGN_LAYERS = (
     "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
     "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
 )
-
-
-@dataclass
-class Found:
-    repository: Repository
-    artifact: Artifact
-    tag: str | None
-    digest: str
-    media_type: str
 
 
 @dataclass
@@ -263,12 +255,12 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
     storage.save_bytes(digest, content)
     with transaction.atomic():
         # The project, then the blobs: the order a completing upload takes them in
-        # (services.add_blob), so that the two never wait for each other.
+        # (quota.add_blob), so that the two never wait for each other.
         Project.objects.select_for_update().filter(pk=project.pk).first()
         held = _hold_blobs([digest, *blob_digests])
         blobs.link(repository_name, held[digest])
         try:
-            artifact = services.record_artifact_push(
+            artifact = artifacts.record_artifact_push(
                 project,
                 repository_name,
                 digest=digest,
@@ -282,7 +274,7 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
                 tag=tag,
             )
         except QuotaExceeded as exc:
-            raise Denied(str(exc.detail)) from exc
+            raise Denied(exc.message) from exc
         ArtifactBlob.objects.bulk_create(
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,
@@ -332,59 +324,9 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
     if usage.held_by_project(project.name, digest):
         return
     try:
-        services.check_quota(project, size)
+        quota.check_quota(project, size)
     except QuotaExceeded as exc:
-        raise Denied(str(exc.detail)) from exc
-
-
-def resolve(repository_name: str, reference: str) -> Found:
-    """The manifest a tag or digest names in the repository (one query when it exists)."""
-    tag = None
-    if digests.looks_like_digest(reference):
-        digests.parse(reference)
-        artifact = (
-            Artifact.objects.select_related("repository")
-            .filter(repository__name=repository_name, digest=reference)
-            .first()
-        )
-    else:
-        found_tag = (
-            Tag.objects.select_related("artifact__repository")
-            .filter(repository__name=repository_name, name=reference)
-            .first()
-        )
-        artifact = found_tag.artifact if found_tag else None
-        tag = reference
-    if artifact is None:
-        if not Repository.objects.filter(name=repository_name).exists():
-            raise NameUnknown(detail={"name": repository_name})
-        raise ManifestUnknown(detail={"reference": reference})
-    return Found(
-        repository=artifact.repository,
-        artifact=artifact,
-        tag=tag,
-        digest=artifact.digest,
-        media_type=artifact.manifest_media_type,
-    )
-
-
-def content(found: Found) -> bytes:
-    """The manifest's bytes; their length is its size (no database round trip)."""
-    try:
-        return storage.read_bytes(found.digest)
-    except FileNotFoundError as exc:
-        raise ManifestUnknown(detail={"digest": found.digest}) from exc
-
-
-def size(found: Found) -> int:
-    try:
-        return storage.blob_size(found.digest)
-    except FileNotFoundError as exc:
-        raise ManifestUnknown(detail={"digest": found.digest}) from exc
-
-
-def record_pull(found: Found, username: str) -> None:
-    services.record_pull(found.repository, found.artifact, found.tag, username)
+        raise Denied(exc.message) from exc
 
 
 def delete(repository_name: str, reference: str, username: str) -> None:
@@ -397,13 +339,13 @@ def delete(repository_name: str, reference: str, username: str) -> None:
         artifact = Artifact.objects.filter(repository=repository, digest=reference).first()
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
-        services.delete_artifact(artifact)
+        artifacts.delete_artifact(artifact)
         resource = audit.artifact_resource(repository_name, reference)
         audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
     if not Tag.objects.filter(repository=repository, name=reference).exists():
         raise ManifestUnknown(detail={"reference": reference})
-    services.delete_tag(repository, reference)
+    artifacts.delete_tag(repository, reference)
     resource = f"{repository_name}:{reference}"
     audit.record(repository.project_id, "delete", "tag", resource, username)
 

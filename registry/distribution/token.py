@@ -4,6 +4,7 @@ A token is a JWT (HS256, keyed by a digest of SECRET_KEY) whose `access` claim l
 granted `{"type", "name", "actions"}` entries, as the Docker token specification has it.
 """
 
+import functools
 import hashlib
 import hmac
 import re
@@ -72,14 +73,30 @@ def issue(subject: str, granted: list[Scope]) -> dict:
 
 
 def verify(token: str) -> dict | None:
-    """The claims of a valid, unexpired token of ours, else None."""
+    """The claims of a valid, unexpired token of ours, else None (read-only: shared)."""
+    claims = _signed_claims(token, _signing_key(), settings.REGISTRY_TOKEN_SERVICE)
+    now = time.time()
+    if claims is None or not claims["nbf"] <= now < claims["exp"]:
+        return None
+    return claims
+
+
+@functools.lru_cache(maxsize=4096)
+def _signed_claims(token: str, key: bytes, audience: str) -> dict | None:
+    """The claims of a token signed with `key` for `audience`; times not checked.
+
+    A client sends its token with every request of a pull: the signature is checked once
+    per token, key and audience in a process (the times on every call, by `verify`).
+    What the token grants comes only from its claims, never from this cache.
+    """
     try:
         return jwt.decode(
             token,
-            _signing_key(),
+            key,
             algorithms=[ALGORITHM],
-            audience=settings.REGISTRY_TOKEN_SERVICE,
+            audience=audience,
             issuer=ISSUER,
+            options={"verify_exp": False, "verify_nbf": False, "require": ["exp", "nbf"]},
         )
     except jwt.InvalidTokenError:
         return None

@@ -25,7 +25,6 @@ from django.db.models import Exists, OuterRef, QuerySet, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
-from registry import services
 from registry.distribution import blobs, storage
 from registry.gc.models import GCExecution, GCSchedule
 from registry.models import (
@@ -39,6 +38,7 @@ from registry.models import (
     Tag,
     Upload,
 )
+from registry.services import artifacts, quota
 
 logger = logging.getLogger(__name__)
 
@@ -318,7 +318,7 @@ def delete_untagged_artifact(artifact_id: int, cutoff: datetime) -> bool:
         artifact = untagged_artifacts(cutoff).filter(pk=artifact_id).first()
         if artifact is None:
             return False
-        services.delete_artifact(artifact)
+        artifacts.delete_artifact(artifact)
     return True
 
 
@@ -359,5 +359,5 @@ def sweep(batch: list[int], cutoff: datetime) -> list[tuple[str, int]]:
         Blob.objects.filter(pk__in=ids).delete()
     projects = {name.split("/", 1)[0] for name in holders}
     for project in Project.objects.filter(name__in=projects):
-        services.recount_usage(project)
+        quota.recount_usage(project)
     return [(digest, size) for _, digest, size in doomed]

@@ -7,7 +7,7 @@ docs switched their samples to it). The scheme word is matched case-insensitivel
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from storefront import services
+from storefront.services import installations
 
 INVALID_TOKEN = "Invalid access token"
 
@@ -27,7 +27,7 @@ class BearerTokenAuthentication(BaseAuthentication):
         token = bearer_token(request)
         if token is None:
             return None
-        installation = services.installation_for_token(token)
+        installation = installations.installation_for_token(token)
         if installation is None:
             raise AuthenticationFailed(INVALID_TOKEN)
         return installation.store.owner, installation

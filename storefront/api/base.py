@@ -10,6 +10,7 @@ from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
 
 from config.limits import INT64_MAX
+from config.plain_json import PlainJSONRenderer
 from config.views import ServiceViewMixin, UnknownPathView
 from storefront import ratelimit
 from storefront.api.authentication import BearerTokenAuthentication
@@ -31,6 +32,7 @@ class TiendanubeViewMixin(ServiceViewMixin):
     authentication_classes = [BearerTokenAuthentication]
     permission_classes = [InstalledInThisStore]
     pagination_class = TiendanubePagination
+    renderer_classes = [PlainJSONRenderer]
     exception_handler = staticmethod(tiendanube_exception_handler)
     schema = TiendanubeAutoSchema()
     # Tiendanube has no OPTIONS answers; DRF's metadata would 500 on these views.

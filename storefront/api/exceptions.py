@@ -1,4 +1,4 @@
-"""Tiendanube's error bodies.
+"""Tiendanube's error bodies, for the API's own refusals and for the domain errors.
 
 Field validation is a map {"field": ["message"]} with 422; bad JSON is {"error": "..."};
 everything else is {"code": <status>, "message": <reason phrase>, "description": ...}.
@@ -10,6 +10,28 @@ from rest_framework.exceptions import APIException, ParseError
 from rest_framework.response import Response
 
 from config.exceptions import describe
+from storefront.errors import (
+    AlreadyExists,
+    Invalid,
+    InvalidGrant,
+    Malformed,
+    NotInstalled,
+    ScopeMissing,
+    StorefrontError,
+)
+
+# The status of each domain error (storefront.errors), by its code. The body is the field
+# map when the error names fields, else the envelope with its message.
+DOMAIN_STATUS = {
+    Invalid.code: 422,
+    Malformed.code: 400,
+    ScopeMissing.code: 403,
+    AlreadyExists.code: 409,
+    # Raised by the owner's pages, commands and the OAuth token view, not by the store API;
+    # listed so that every domain error has its answer here.
+    NotInstalled.code: 404,
+    InvalidGrant.code: 400,
+}
 
 
 def tiendanube_error_body(status: int, description) -> dict:
@@ -17,6 +39,10 @@ def tiendanube_error_body(status: int, description) -> dict:
 
 
 def tiendanube_exception_handler(exc, context):
+    if isinstance(exc, StorefrontError):
+        status = DOMAIN_STATUS[exc.code]
+        body = exc.fields or tiendanube_error_body(status, exc.message)
+        return Response(body, status=status)
     info = describe(exc, context)
     if isinstance(info.exc, ParseError):
         body = {"error": "Problems parsing JSON"}
@@ -45,13 +71,6 @@ class TooManyRequests(APIException):
 class MissingUserAgent(APIException):
     status_code = 400
     default_detail = "The User-Agent header is required: your app's name and a contact"
-
-
-class Conflict(APIException):
-    """The resource already exists (e.g. the same webhook registered twice)."""
-
-    status_code = 409
-    default_detail = "Conflict"
 
 
 class InvalidFields(APIException):

@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 from config.limits import INT32_MAX, INT64_MAX
 from storefront.api.exceptions import BadInput, InvalidFields
-from storefront.errors import Unprocessable
+from storefront.errors import Invalid
 
 MAX_VARIANTS = 50
 MAX_PRICE = Decimal("999999999999.99")
@@ -77,7 +77,7 @@ def parse(body) -> list[tuple[int, list[dict]]]:
             continue
         products.append((_id(item.get("id"), errors), [_variant(v, errors) for v in variants]))
     if sum(len(variants) for _, variants in products) > MAX_VARIANTS:
-        raise Unprocessable("Too many variants sent for update")
+        raise Invalid("Too many variants sent for update")
     if errors:
         raise InvalidFields(errors)
     return products

@@ -1,5 +1,5 @@
 """Store API views: thin. Conventions live on TiendanubeViewMixin, wire names in the
-serializers, rules in storefront.catalog, query parameters in filters."""
+serializers, rules in storefront.services, query parameters in filters."""
 
 from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -7,7 +7,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from storefront import catalog
+from config.plain_json import mark_plain
 from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers import (
@@ -25,6 +25,7 @@ from storefront.api.serializers import (
     VariantWriteSerializer,
 )
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
+from storefront.services import categories, images, products, scripts, variants
 
 
 class StoreView(TiendanubeViewMixin, GenericAPIView):
@@ -57,13 +58,13 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
 
     def product_page(self, pages: rows.ProductPages):
         page = self.paginate_queryset(pages)
-        return self.get_paginated_response(rows.render_products(self.store, page))
+        return mark_plain(self.get_paginated_response(rows.render_products(self.store, page)))
 
     def one_product(self, queryset, status: int = 200, missing: str = "Product with such id"):
-        found = rows.render_products(self.store, list(rows.product_rows(queryset)[:1]))
+        found = rows.render_products(self.store, rows.read(rows.product_rows(queryset)[:1]))
         if not found:
             raise NotFound(f"{missing} does not exist")
-        return Response(found[0], status=status)
+        return mark_plain(Response(found[0], status=status))
 
     def product(self) -> Product:
         return self.one(
@@ -110,7 +111,7 @@ class ProductListView(CatalogView):
         return self.product_page(rows.ProductPages(sort(filtered), sort))
 
     def post(self, request, store_id):
-        product = catalog.create_product(self.store, self.validated_body(ProductWriteSerializer))
+        product = products.create_product(self.store, self.validated_body(ProductWriteSerializer))
         return self.one_product(self.products().filter(pk=product.pk), status=201)
 
 
@@ -126,11 +127,11 @@ class ProductDetailView(CatalogView):
 
     def put(self, request, store_id, product_id):
         data = self.validated_body(ProductWriteSerializer, partial=True)
-        catalog.update_product(self.product(), data)
+        products.update_product(self.product(), data)
         return self.one_product(self.products().filter(pk=product_id))
 
     def delete(self, request, store_id, product_id):
-        catalog.delete_product(self.product())
+        products.delete_product(self.product())
         return Response({})
 
 
@@ -147,7 +148,7 @@ class StockPriceView(CatalogView):
     )
     def patch(self, request, store_id):
         changes = stock_price.parse(request.data)
-        return Response(catalog.update_stock_price(self.store, changes))
+        return Response(variants.update_stock_price(self.store, changes))
 
 
 class ProductBySkuView(CatalogView):
@@ -189,7 +190,7 @@ class VariantListView(CatalogView):
         return self.page(filters.filter_by_time(variants, params))
 
     def post(self, request, store_id, product_id):
-        variant = catalog.create_variant(
+        variant = variants.create_variant(
             self.product(), self.validated_body(VariantWriteSerializer)
         )
         return Response(self.get_serializer(variant).data, status=201)
@@ -197,14 +198,14 @@ class VariantListView(CatalogView):
     def put(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, many=True)
-        variants = catalog.replace_variants(product, items)
-        return Response(self.get_serializer(variants, many=True).data)
+        replaced = variants.replace_variants(product, items)
+        return Response(self.get_serializer(replaced, many=True).data)
 
     def patch(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, partial=True, many=True)
-        variants = catalog.update_variants(product, items)
-        return Response(self.get_serializer(variants, many=True).data)
+        changed = variants.update_variants(product, items)
+        return Response(self.get_serializer(changed, many=True).data)
 
 
 @extend_schema_view(
@@ -218,10 +219,10 @@ class VariantStockView(CatalogView):
 
     def post(self, request, store_id, product_id):
         change = self.validated_body(StockChangeSerializer)
-        variants = catalog.change_stock(
+        changed = variants.change_stock(
             self.product(), change["action"], change["value"], change.get("id")
         )
-        return Response(self.get_serializer(variants, many=True).data)
+        return Response(self.get_serializer(changed, many=True).data)
 
 
 @extend_schema_view(
@@ -240,10 +241,10 @@ class VariantDetailView(CatalogView):
 
     def put(self, request, store_id, product_id, variant_id):
         data = self.validated_body(VariantWriteSerializer, partial=True)
-        return Response(self.get_serializer(catalog.update_variant(self.variant(), data)).data)
+        return Response(self.get_serializer(variants.update_variant(self.variant(), data)).data)
 
     def delete(self, request, store_id, product_id, variant_id):
-        catalog.delete_variant(self.variant())
+        variants.delete_variant(self.variant())
         return Response({})
 
 
@@ -268,7 +269,7 @@ class ImageListView(CatalogView):
 
     def post(self, request, store_id, product_id):
         data = self.validated_body(ProductImageWriteSerializer)
-        image = catalog.create_image(self.product(), data)
+        image = images.create_image(self.product(), data)
         return Response(self.get_serializer(image).data, status=201)
 
 
@@ -288,10 +289,10 @@ class ImageDetailView(CatalogView):
 
     def put(self, request, store_id, product_id, image_id):
         data = self.validated_body(ProductImageWriteSerializer, partial=True)
-        return Response(self.get_serializer(catalog.update_image(self.image(), data)).data)
+        return Response(self.get_serializer(images.update_image(self.image(), data)).data)
 
     def delete(self, request, store_id, product_id, image_id):
-        catalog.delete_image(self.image())
+        images.delete_image(self.image())
         return Response({})
 
 
@@ -327,7 +328,9 @@ class CategoryListView(CategoryView):
         return self.page(filters.filter_categories(self.categories(), params, self.store))
 
     def post(self, request, store_id):
-        category = catalog.create_category(self.store, self.validated_body(CategoryWriteSerializer))
+        category = categories.create_category(
+            self.store, self.validated_body(CategoryWriteSerializer)
+        )
         return Response(self.get_serializer(self.categories().get(pk=category.pk)).data, status=201)
 
 
@@ -341,11 +344,11 @@ class CategoryDetailView(CategoryView):
 
     def put(self, request, store_id, category_id):
         data = self.validated_body(CategoryWriteSerializer, partial=True)
-        catalog.update_category(self.category(), data)
+        categories.update_category(self.category(), data)
         return Response(self.get_serializer(self.categories().get(pk=category_id)).data)
 
     def delete(self, request, store_id, category_id):
-        catalog.delete_category(self.category())
+        categories.delete_category(self.category())
         return Response({})
 
 
@@ -373,7 +376,7 @@ class ScriptListView(ScriptView):
 
     def post(self, request, store_id):
         data = self.validated_body(ScriptWriteSerializer)
-        script = catalog.create_script(self.store, self.request.auth.app, data)
+        script = scripts.create_script(self.store, self.request.auth.app, data)
         return Response(self.get_serializer(script).data, status=201)
 
 
@@ -387,8 +390,8 @@ class ScriptDetailView(ScriptView):
     def put(self, request, store_id, script_id):
         data = self.validated_body(ScriptWriteSerializer, partial=True)
         script = self.one(self.scripts(), script_id, "Script")
-        return Response(self.get_serializer(catalog.update_script(script, data)).data)
+        return Response(self.get_serializer(scripts.update_script(script, data)).data)
 
     def delete(self, request, store_id, script_id):
-        catalog.delete_script(self.one(self.scripts(), script_id, "Script"))
+        scripts.delete_script(self.one(self.scripts(), script_id, "Script"))
         return Response({})

@@ -2,10 +2,10 @@
 
 from rest_framework import serializers
 
-from storefront import webhooks
 from storefront.api.filters import TimeFilters
 from storefront.api.serializers import BLANK, TimestampField
-from storefront.webhook_models import EVENTS, Webhook
+from storefront.models import EVENTS, Webhook
+from storefront.services import webhooks
 
 
 class WebhookSerializer(serializers.ModelSerializer):

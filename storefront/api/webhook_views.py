@@ -1,21 +1,20 @@
 """/v1/{store_id}/webhooks: an app registers, lists, changes and deletes its own webhooks."""
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from storefront import webhooks
 from storefront.api import filters
 from storefront.api.base import TiendanubeViewMixin
-from storefront.api.exceptions import Conflict
 from storefront.api.views import request_data
 from storefront.api.webhook_serializers import (
     WebhookFilters,
     WebhookSerializer,
     WebhookWriteSerializer,
 )
-from storefront.webhook_models import Webhook
+from storefront.models import Webhook
+from storefront.services import webhooks
 
 
 class WebhookView(TiendanubeViewMixin, GenericAPIView):
@@ -37,16 +36,6 @@ class WebhookView(TiendanubeViewMixin, GenericAPIView):
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
 
-    def save(self, change, *args, **kwargs):
-        try:
-            return change(*args, **kwargs)
-        except webhooks.WebhookInvalid as error:
-            raise ValidationError(error.fields) from error
-        except webhooks.ScopeMissing as error:
-            raise PermissionDenied(str(error)) from error
-        except webhooks.WebhookExists as error:
-            raise Conflict(str(error)) from error
-
 
 @extend_schema_view(
     get=extend_schema(parameters=[WebhookFilters], responses=WebhookSerializer(many=True)),
@@ -64,7 +53,7 @@ class WebhookListView(WebhookView):
 
     def post(self, request, store_id):
         data = self.body(partial=False)
-        webhook = self.save(webhooks.create_webhook, request.auth, **data)
+        webhook = webhooks.create_webhook(request.auth, **data)
         return Response(self.get_serializer(webhook).data, status=201)
 
 
@@ -77,7 +66,7 @@ class WebhookDetailView(WebhookView):
 
     def put(self, request, store_id, webhook_id):
         data = self.body(partial=True)
-        webhook = self.save(webhooks.update_webhook, self.webhook(), **data)
+        webhook = webhooks.update_webhook(self.webhook(), **data)
         return Response(self.get_serializer(webhook).data)
 
     def delete(self, request, store_id, webhook_id):

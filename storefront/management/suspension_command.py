@@ -4,8 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from storefront import suspension
+from storefront.errors import NotInstalled
 from storefront.models import Store
+from storefront.services import suspension
 
 
 class SuspensionCommand(BaseCommand):
@@ -25,7 +26,7 @@ class SuspensionCommand(BaseCommand):
                 changed = suspension.suspend(store_id, app_id, options.get("reason", ""))
             else:
                 changed = suspension.resume(store_id, app_id)
-        except suspension.NotInstalled as error:
+        except NotInstalled as error:
             raise CommandError(str(error)) from error
         # The apps whose access changed, each sent app/suspended or app/resumed.
         self.stdout.write(json.dumps({"store_id": store_id, "apps_notified": changed}))

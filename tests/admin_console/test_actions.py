@@ -9,8 +9,8 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from codehost import services as codehost_services
 from codehost.models import AccessToken, MigrationTask, Mirror, Repository
+from codehost.services import accounts as codehost_accounts
 from storefront.models import Delivery, Store
 from tests.admin_console.conftest import STAFF_PASSWORD
 from tests.codehost.factories import OrgFactory, owner_of
@@ -118,7 +118,7 @@ def test_cancel_fails_a_stuck_migration_and_removes_its_repository(console, oper
 
 
 def test_revoke_action_revokes_codehost_tokens(console, operator):
-    token, raw = codehost_services.create_token(operator, "ci", ["all"])
+    token, raw = codehost_accounts.create_token(operator, "ci", ["all"])
     act(console, "codehost/accesstoken", "revoke", [token])
     assert not AccessToken.objects.filter(pk=token.pk).exists()
     console.logout()
@@ -136,7 +136,7 @@ def test_suspend_and_resume_store_are_logged(console):
 
 
 def test_disabling_an_account_closes_every_service(console, operator, bystander, client):
-    _token, raw = codehost_services.create_token(bystander, "ci", ["all"])
+    _token, raw = codehost_accounts.create_token(bystander, "ci", ["all"])
     own = basic("bystander", STAFF_PASSWORD)
     assert console.get("/api/v2.0/users/current", HTTP_AUTHORIZATION=own).status_code == 200
     assert console.get("/api/v1/user", HTTP_AUTHORIZATION=own).status_code == 200
@@ -224,7 +224,7 @@ def test_an_account_that_is_not_staff_cannot_run_an_action(client, bystander):
 
 
 def test_unticking_active_in_the_user_form_disables_like_the_action(console, bystander):
-    codehost_services.create_token(bystander, "ci", ["all"])
+    codehost_accounts.create_token(bystander, "ci", ["all"])
     page = console.get(f"/admin/auth/user/{bystander.pk}/change/")
     form = page.context["adminform"].form
     data = {
@@ -262,7 +262,7 @@ def test_suspend_and_resume_an_installation_are_logged(console):
 
 
 def test_token_digests_are_not_shown(console, operator):
-    token, _raw = codehost_services.create_token(operator, "ci", ["all"])
+    token, _raw = codehost_accounts.create_token(operator, "ci", ["all"])
     page = console.get(f"/admin/codehost/accesstoken/{token.pk}/change/").content.decode()
     assert token.token_last_eight in page
     assert token.token_hash not in page

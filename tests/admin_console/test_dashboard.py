@@ -13,8 +13,8 @@ from codehost.models import MigrationTask, Mirror
 from config.tasks import BEAT_KEY, HEARTBEAT_KEY, beat_tick
 from registry.distribution.models import Upload
 from registry.gc.models import GCExecution
-from storefront import suspension
 from storefront.models import Delivery
+from storefront.services import suspension
 from tests.admin_console.conftest import STAFF_PASSWORD
 from tests.codehost.factories import OrgFactory, RepositoryFactory
 from tests.codehost_migrations.factories import MirrorFactory

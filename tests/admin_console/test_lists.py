@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.db import models
 from django.utils import timezone
 
-from codehost import services as codehost_services
 from codehost.models import Activity, MigrationTask, Mirror, OpType, Repository
+from codehost.services import accounts as codehost_accounts
 from registry.models import Artifact
 from storefront.models import Delivery, DeliveryAttempt, Installation, Store
 from tests.codehost.factories import OrgFactory, UserFactory, owner_of
@@ -117,7 +117,7 @@ def _many_codehost_records():
     )
     Mirror.objects.bulk_create(Mirror(repo=repo, interval_seconds=3600) for repo in repos)
     for n in range(ROWS // 5):
-        codehost_services.create_token(user, f"t{n}", ["all"])
+        codehost_accounts.create_token(user, f"t{n}", ["all"])
 
 
 def _many_stores():

@@ -9,9 +9,9 @@ from django.conf import settings
 from django.contrib.admin.models import DELETION, LogEntry
 from django.utils import timezone
 
-from codehost import services as codehost_services
 from codehost.models import AccessToken as CodehostToken
 from codehost.models import Activity, MigrationTask, OpType, Repository
+from codehost.services import accounts as codehost_accounts
 from registry.distribution import blobs, storage
 from registry.distribution.models import Blob, Upload
 from registry.models import Artifact, Project, Tag
@@ -34,7 +34,7 @@ def records(operator):
     upload = blobs.start_upload("sys/app")
     org = OrgFactory(name="sysorg")
     mirror = MirrorFactory(repo__owner=org, repo__name="mirrored")
-    token, _raw = codehost_services.create_token(operator, "ci", ["all"])
+    token, _raw = codehost_accounts.create_token(operator, "ci", ["all"])
     activity = Activity.objects.create(
         user=owner_of(operator), act_user=owner_of(operator), op_type=OpType.CREATE_REPO
     )
@@ -213,7 +213,7 @@ def test_a_repository_name_cannot_be_edited_here(console):
 
 
 def test_revoking_a_token_by_deleting_it(console, operator):
-    token, raw = codehost_services.create_token(operator, "ci", ["all"])
+    token, raw = codehost_accounts.create_token(operator, "ci", ["all"])
     auth = {"HTTP_AUTHORIZATION": f"token {raw}"}
     assert console.get("/api/v1/user", **auth).status_code == 200
     answer = console.post(f"/admin/codehost/accesstoken/{token.pk}/delete/", {"post": "yes"})

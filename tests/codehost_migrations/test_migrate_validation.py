@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from codehost.migrations_service import MigrationRequest, start_migration
 from codehost.models import MigrationTask, Mirror, Repository, Team, TeamMember
+from codehost.services.migrations import MigrationRequest, start_migration
+from codehost.tasks import migrate_repository
 from tests.codehost.factories import OrgFactory, RepositoryFactory, UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under
 
@@ -273,7 +274,7 @@ def test_a_mirror_gets_its_schedule_with_the_repository(
 ):
     request = MigrationRequest(clone_addr=str(source_repo.path), repo_name="demo", **options)
     with django_capture_on_commit_callbacks() as queued:
-        task = start_migration(admin_user, request)
+        task = start_migration(admin_user, request, migrate_repository.delay)
     assert len(queued) == 1
     assert task.repo.status == Repository.Status.BEING_MIGRATED
     mirror = Mirror.objects.filter(repo=task.repo).first()

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from codehost import credentials, migrations_service
+from codehost import credentials
 from codehost.errors import FILES_EXIST
 from codehost.models import Activity, MigrationTask, Mirror, OpType, Repository, ServiceType
+from codehost.services import migration_worker, migrations
 from tests.codehost.factories import UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under, git
 from tests.conftest import wait_until
@@ -381,22 +382,22 @@ def test_files_already_on_disk_give_409_and_stay(
 
 
 def test_files_that_appear_while_git_clones_give_409_and_stay(
-    admin_user, local_imports, source_repo, clean_git_root, monkeypatch
+    admin_user, local_imports, source_repo, clean_git_root
 ):
     # The worker's part run here, after the directory appeared: nothing queued.
-    monkeypatch.setattr(migrations_service, "queue_migration", lambda task_id: None)
-    task = migrations_service.start_migration(
+    task = migrations.start_migration(
         admin_user,
-        migrations_service.MigrationRequest(clone_addr=str(source_repo.path), repo_name="late"),
+        migrations.MigrationRequest(clone_addr=str(source_repo.path), repo_name="late"),
+        enqueue=lambda task_id: None,
     )
     theirs = clean_git_root / "admin" / "late.git"
     theirs.mkdir(parents=True)
     (theirs / "keep.txt").write_text("mine")
-    migrations_service.run_migration(task.pk)
+    migration_worker.run_migration(task.pk)
     task.refresh_from_db()
-    assert (task.status, task.error_status, task.error) == (
+    assert (task.status, task.error_code, task.error) == (
         MigrationTask.Status.FAILED,
-        409,
+        "conflict",
         FILES_EXIST,
     )
     assert not Repository.objects.filter(name="late").exists()

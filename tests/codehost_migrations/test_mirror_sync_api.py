@@ -6,8 +6,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from codehost import mirrors
 from codehost.models import Collaboration, Mirror
+from codehost.services import mirrors
+from codehost.tasks import sync_mirror
 from tests.codehost.factories import RepositoryFactory, UserFactory, owner_of
 from tests.codehost_migrations.factories import MirrorFactory
 
@@ -89,7 +90,7 @@ def test_the_periodic_pass_queues_only_due_idle_ready_mirrors(django_capture_on_
     MirrorFactory(next_update=past, sync_state=Mirror.SyncState.RUNNING)
     MirrorFactory(next_update=past, repo__status="being_migrated")
     with django_capture_on_commit_callbacks() as queued:
-        assert mirrors.queue_due_mirrors() == 1
+        assert mirrors.queue_due_mirrors(sync_mirror.delay) == 1
     assert len(queued) == 1
     assert Mirror.objects.get(pk=due.pk).sync_state == Mirror.SyncState.QUEUED
 
@@ -158,7 +159,7 @@ def test_the_mirror_feature_switched_off_is_400_and_stops_periodic_syncs(
     MirrorFactory(next_update=timezone.now() - timedelta(minutes=1))
     with django_capture_on_commit_callbacks() as queued:
         response = alice_client.post(sync_url(alice_mirror.repo))
-        assert mirrors.queue_due_mirrors() == 0
+        assert mirrors.queue_due_mirrors(sync_mirror.delay) == 0
     assert response.status_code == 400
     assert response.json()["message"] == "Mirror feature is disabled"
     assert queued == []

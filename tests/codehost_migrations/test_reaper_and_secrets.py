@@ -5,8 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from codehost import credentials, git, migrations_service
+from codehost import credentials, git
 from codehost.models import MigrationTask, Repository
+from codehost.services import migrations
 from tests.codehost.factories import RepositoryFactory, owner_of
 
 pytestmark = pytest.mark.django_db
@@ -33,23 +34,23 @@ def stuck_migration(alice, age_seconds: int) -> MigrationTask:
 
 def test_the_reaper_removes_migrations_stuck_past_the_wait(alice, settings, clean_git_root):
     task = stuck_migration(alice, settings.CODEHOST_MIGRATION_WAIT_SECONDS + 120)
-    staging = migrations_service.staging_path(task.pk)
+    staging = migrations.staging_path(task.pk)
     staging.mkdir(parents=True)
     (staging / "HEAD").write_text("ref: refs/heads/main\n")
-    leftover = migrations_service.staging_path(task.pk + 1000)
+    leftover = migrations.staging_path(task.pk + 1000)
     leftover.mkdir()
 
-    assert migrations_service.reap_stuck_migrations() == 1
+    assert migrations.reap_stuck_migrations() == 1
     task.refresh_from_db()
     assert task.status == MigrationTask.Status.FAILED
-    assert task.error_status == 500
+    assert task.error_code == "internal"
     assert not Repository.objects.filter(name="stuck").exists()
     assert not staging.exists() and not leftover.exists()
 
 
 def test_the_reaper_leaves_migrations_still_within_their_time(alice):
     task = stuck_migration(alice, 5)
-    assert migrations_service.reap_stuck_migrations() == 0
+    assert migrations.reap_stuck_migrations() == 0
     task.refresh_from_db()
     assert task.status == MigrationTask.Status.RUNNING
     assert Repository.objects.filter(name="stuck").exists()
@@ -58,7 +59,7 @@ def test_the_reaper_leaves_migrations_still_within_their_time(alice):
 def test_a_finished_migration_is_not_failed_afterwards(alice):
     task = stuck_migration(alice, 5)
     MigrationTask.objects.filter(pk=task.pk).update(status=MigrationTask.Status.SUCCEEDED)
-    assert migrations_service.fail_migration(task.pk, 500, "late") is False
+    assert migrations.fail_migration(task.pk, "internal", "late") is False
     assert Repository.objects.filter(name="stuck").exists()
 
 

@@ -12,9 +12,9 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 
 from codehost.models import Repository
-from codehost.services import create_token
+from codehost.services.accounts import create_token
 from registry.models import Project, ProjectMember
-from storefront.webhook_models import Webhook
+from storefront.models import Webhook
 from tests.conftest import database_url
 from tests.services.web import gunicorn
 from tests.storefront.factories import InstallationFactory, issue_token

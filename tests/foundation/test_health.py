@@ -1,4 +1,12 @@
+import os
+from pathlib import Path
+
 import pytest
+import requests
+from django.conf import settings
+
+from tests.services.servers import free_port
+from tests.services.web import gunicorn
 
 
 @pytest.mark.django_db(transaction=True)
@@ -26,3 +34,76 @@ def test_health_needs_no_authentication_and_ignores_bad_credentials(client):
     response = client.get("/api/v2.0/health", HTTP_AUTHORIZATION="Basic Ym9ndXM6Ym9ndXM=")
     assert response.status_code == 200
     assert response.json()["status"] in {"healthy", "unhealthy"}
+
+
+@pytest.mark.django_db
+def test_liveness_answers_without_touching_anything(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        live = client.get("/livez")
+        pong = client.get("/api/v2.0/ping", HTTP_ACCEPT="text/plain")
+    assert (live.status_code, live.content, live["Content-Type"]) == (
+        200,
+        b"ok\n",
+        "text/plain; charset=utf-8",
+    )
+    assert "no-cache" in live["Cache-Control"]
+    # Harbor's ping: "Pong" as text, whatever the components' health.
+    assert (pong.status_code, pong.content) == (200, b"Pong")
+    assert pong["Content-Type"].startswith("text/plain")
+    assert client.post("/livez").status_code == 405
+
+
+@pytest.mark.django_db
+def test_readiness_reports_database_cache_broker_and_storage(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "healthy",
+        "components": [
+            {"name": name, "status": "healthy"}
+            for name in ("database", "cache", "broker", "storage")
+        ],
+    }
+    # A probe leaves no file behind in either storage.
+    assert not list((Path(settings.DATA_DIR) / "registry").glob("health/*"))
+    assert not list(Path(settings.MEDIA_ROOT).glob("health/*"))
+
+
+def test_a_web_process_cut_off_from_its_components_is_live_but_not_ready(tmp_path):
+    """gunicorn whose database, Redis and storages are all unreachable: /livez and Harbor's
+    ping still answer (a load balancer must not restart it), /readyz is 503 naming each
+    broken component, and /api/v2.0/health stays 200 with Harbor's "unhealthy"."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    # The storages' directories are files: nothing can be written under them.
+    (data_dir / "registry").write_text("")
+    (data_dir / "media").write_text("")
+    closed = f"127.0.0.1:{free_port()}"
+    env = {"DATA_DIR": data_dir}
+    redis = bool(os.environ.get("REDIS_URL"))
+    if redis:
+        env.update(REDIS_URL=f"redis://{closed}/0", CELERY_BROKER_URL=f"redis://{closed}/0")
+        database = f"postgres://nobody@{closed}/app"
+    else:
+        database = f"sqlite:///{tmp_path / 'missing' / 'db.sqlite3'}"
+    with gunicorn(database, tmp_path / "gunicorn.log", workers=1, threads=2, **env) as (base, _):
+        live = requests.get(f"{base}/livez", timeout=10)
+        assert (live.status_code, live.text) == (200, "ok\n")
+        assert requests.get(f"{base}/api/v2.0/ping", timeout=10).text == "Pong"
+
+        ready = requests.get(f"{base}/readyz", timeout=30)
+        assert ready.status_code == 503
+        states = {c["name"]: c for c in ready.json()["components"]}
+        assert ready.json()["status"] == "unhealthy"
+        broken = {"database", "storage"} | ({"cache", "broker"} if redis else set())
+        assert {name for name, c in states.items() if c["status"] == "unhealthy"} == broken
+        assert all(states[name]["error"].startswith("failed to check health") for name in broken)
+        assert "registry storage not writable" in states["storage"]["error"]
+
+        harbor = requests.get(f"{base}/api/v2.0/health", timeout=30)
+        assert harbor.status_code == 200
+        components = {c["name"]: c["status"] for c in harbor.json()["components"]}
+        assert harbor.json()["status"] == "unhealthy"
+        assert components["database"] == components["registry"] == "unhealthy"
+        if redis:
+            assert components["redis"] == components["jobservice"] == "unhealthy"

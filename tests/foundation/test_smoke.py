@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import requests
 
@@ -57,6 +58,26 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
         assert login.status_code == 200
         assert login.url == f"{base}/admin/"
         assert "Site administration" in login.text
+
+        # Sized for a small machine: the parent that waits on the children holds no
+        # Django (config/supervisor.py), and beat runs inside the worker, no process of its own.
+        parent = Path(f"/proc/{server.pid}")
+        assert "config/supervisor.py" in (parent / "cmdline").read_text()
+        rss_kib = next(
+            int(line.split()[1])
+            for line in (parent / "status").read_text().splitlines()
+            if line.startswith("VmRSS:")
+        )
+        assert rss_kib < 40 * 1024, rss_kib
+        wait_until(
+            lambda: "Sending due task config-beat-tick" in log_path.read_text(),
+            60,
+            message="the embedded beat sending its tick",
+        )
+        group = subprocess.run(
+            ["pgrep", "-a", "-g", str(server.pid)], capture_output=True, text=True
+        ).stdout
+        assert not [line for line in group.splitlines() if " beat" in line], group
     # One signal to the group stopped web, worker and beat: nothing listens any more.
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-g", str(server.pid)], capture_output=True).stdout == b""

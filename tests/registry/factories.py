@@ -7,8 +7,8 @@ import factory
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from registry import services
 from registry.models import Blob, Label, ProjectMember, RepositoryBlob, Role, UserGroup
+from registry.services import artifacts, projects
 
 PASSWORD = "Passw0rd1"
 IMAGE_CONFIG = "application/vnd.oci.image.config.v1+json"
@@ -31,7 +31,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 
 class ProjectFactory(factory.Factory):
-    """A project created by services.create_project (its owner becomes projectAdmin)."""
+    """A project created by projects.create_project (its owner becomes projectAdmin)."""
 
     class Meta:
         model = dict
@@ -43,7 +43,7 @@ class ProjectFactory(factory.Factory):
 
     @classmethod
     def _create(cls, model_class, **kwargs):
-        return services.create_project(
+        return projects.create_project(
             kwargs["owner"],
             kwargs["name"],
             metadata=kwargs["metadata"],
@@ -88,7 +88,7 @@ def digest_of(seed: str) -> str:
 
 def push(project, repository: str, tag: str | None = "latest", seed: str | None = None, **kw):
     """An image pushed as the OCI API does (its manifest blob linked to the repository, then
-    services.record_artifact_push); `size` is the manifest blob's. Returns the Artifact."""
+    artifacts.record_artifact_push); `size` is the manifest blob's. Returns the Artifact."""
     seed = seed or f"{project.name}/{repository}:{tag}"
     digest = kw.pop("digest", digest_of(seed))
     size = kw.pop("size", 1000)
@@ -98,7 +98,7 @@ def push(project, repository: str, tag: str | None = "latest", seed: str | None 
     with transaction.atomic():
         blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": size})
         RepositoryBlob.objects.get_or_create(repository_name=full_name, blob=blob)
-        return services.record_artifact_push(
+        return artifacts.record_artifact_push(
             project,
             repository,
             digest=digest,

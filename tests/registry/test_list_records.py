@@ -1,13 +1,13 @@
-"""The listings render rows straight from query rows (registry.api.records), the one-object
-endpoints through the serializers: as in Harbor, a list item is the same record as the
-one-object answer for it, byte for byte."""
+"""The listings render records from query rows (registry.api.serializers), a page at a time;
+as in Harbor, a list item is the same record as the one-object answer for it, byte for
+byte."""
 
 import json
 
 import pytest
 
-from registry import services
 from registry.models import Label, ProjectMember
+from registry.services import artifacts, labels, projects, usergroups
 from tests.registry.conftest import client_for
 from tests.registry.factories import LabelFactory, MemberFactory, ProjectFactory, UserFactory, push
 
@@ -27,7 +27,7 @@ def world(alice, bob):
     )
     private = ProjectFactory(name="private", owner=bob)
     MemberFactory(project=private, user=alice, role=4)
-    services.update_project(private, None, {"items": [{"cve_id": "CVE-1"}], "expires_at": 99})
+    projects.update_project(private, None, {"items": [{"cve_id": "CVE-1"}], "expires_at": 99})
     child = push(shared, "app", tag=None, seed="child")
     index = push(
         shared,
@@ -44,15 +44,15 @@ def world(alice, bob):
             }
         ],
     )
-    services.record_artifact_push(shared, "app", index.digest, index.media_type, "x", tag="v2")
+    artifacts.record_artifact_push(shared, "app", index.digest, index.media_type, "x", tag="v2")
     plain = push(shared, "team/tool", tag="1.0", annotations={"org.x": "ü"})
     push(shared, "team/tool", tag=None, seed="untagged", extra_attrs={})
     push(private, "secret", tag="latest")
     global_label = LabelFactory(name="g-label", description="global")
     project_label = LabelFactory(name="p-label", scope=Label.Scope.PROJECT, project=shared)
-    services.add_label_to_artifact(index, global_label)
-    services.add_label_to_artifact(index, project_label)
-    services.add_label_to_artifact(plain, global_label)
+    labels.add_label_to_artifact(index, global_label)
+    labels.add_label_to_artifact(index, project_label)
+    labels.add_label_to_artifact(plain, global_label)
     return shared, private
 
 
@@ -69,7 +69,7 @@ def test_project_list_items_equal_project_bodies(world, who, alice, bob, anon):
 @pytest.mark.django_db
 def test_project_list_roles_include_group_roles(world, alice):
     shared, _ = world
-    group = services.create_user_group("team", 2)
+    group = usergroups.create_user_group("team", 2)
     group.users.add(alice)
     ProjectMember.objects.create(project=shared, group=group, role=2)
     client = client_for(alice)

@@ -2,9 +2,11 @@
 
 import pytest
 
-from registry import configuration, services
+from registry import configuration
 from registry.errors import Conflict, Forbidden, QuotaExceeded
 from registry.models import Artifact, Project, ProjectMember, Repository, Tag
+from registry.services import artifacts, projects, repositories
+from registry.services import configuration as configuration_service
 from tests.registry.factories import ProjectFactory, digest_of, push
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +57,7 @@ def test_index_references_and_delete_removes_orphan_children(alice):
         references=[{"digest": child.digest, "platform": {"architecture": "arm64", "os": "linux"}}],
     )
     assert index.references.get().child_id == child.pk
-    services.delete_artifact(index)
+    artifacts.delete_artifact(index)
     assert not Artifact.objects.exists()
     project.refresh_from_db()
     assert project.storage_used == 0
@@ -65,22 +67,10 @@ def test_delete_repository_releases_storage(alice):
     project = ProjectFactory(owner=alice)
     push(project, "app", tag="v1", seed="a", size=300)
     push(project, "app", tag="v2", seed="b", size=200)
-    services.delete_repository(Repository.objects.get())
+    repositories.delete_repository(Repository.objects.get())
     project.refresh_from_db()
     assert project.storage_used == 0
     assert not Tag.objects.exists()
-
-
-def test_record_pull_updates_times_and_count(alice):
-    project = ProjectFactory(owner=alice)
-    artifact = push(project, "app", tag="v1")
-    repository = artifact.repository
-    services.record_pull(repository, artifact, tag="v1")
-    repository.refresh_from_db()
-    artifact.refresh_from_db()
-    assert repository.pull_count == 1
-    assert artifact.pull_time is not None
-    assert Tag.objects.get().pull_time is not None
 
 
 def test_creator_is_project_admin_and_duplicate_is_conflict(alice):
@@ -92,10 +82,10 @@ def test_creator_is_project_admin_and_duplicate_is_conflict(alice):
 
 def test_configuration_write_is_seen_by_a_fresh_read_and_restricts_creation(alice):
     assert configuration.get("project_creation_restriction") == "everyone"
-    services.update_configuration({"project_creation_restriction": "adminonly"})
+    configuration_service.update_configuration({"project_creation_restriction": "adminonly"})
     assert configuration.get("project_creation_restriction") == "adminonly"
     with pytest.raises(Forbidden):
-        services.create_project(alice, "denied")
+        projects.create_project(alice, "denied")
 
 
 def test_digest_helper_is_stable():

@@ -11,7 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from registry import configuration
-from registry import ldap as directory
+from registry.ldap.client import DirectorySettings
 from tests.registry.factories import PASSWORD, UserFactory
 
 BASE_DN = os.environ["TEST_LDAP_BASE_DN"]
@@ -136,8 +136,8 @@ LDAP_CONFIGURATION = {
 }
 
 
-def directory_settings(**changes) -> directory.DirectorySettings:
-    return directory.DirectorySettings.from_config(
+def directory_settings(**changes) -> DirectorySettings:
+    return DirectorySettings.from_config(
         {**configuration.values(), **LDAP_CONFIGURATION, **changes}
     )
 

@@ -2,12 +2,13 @@
 
 import time
 
+import ldap
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
 from registry import configuration
-from registry import ldap as directory
+from registry.ldap import signin
 from tests.registry.factories import PASSWORD
 from tests.registry_ldap.conftest import ADMINS_DN, client_as, person_dn
 
@@ -65,16 +66,16 @@ def test_leaving_the_admin_group_takes_effect_when_the_group_cache_expires(
     ldap_configured, directory_admin, monkeypatch
 ):
     # As if every request came after the group cache expired.
-    monkeypatch.setattr(directory, "GROUP_CACHE_SECONDS", 0)
+    monkeypatch.setattr(signin, "GROUP_CACHE_SECONDS", 0)
     dave = client_as("dave", "dave-secret")
     assert dave.get(CONFIGURATIONS).status_code == 200
-    change = [(directory.ldap.MOD_DELETE, "member", [person_dn("dave").encode()])]
+    change = [(ldap.MOD_DELETE, "member", [person_dn("dave").encode()])]
     directory_admin.modify_s(ADMINS_DN, change)
     try:
         assert dave.get(CONFIGURATIONS).status_code == 403
         assert dave.get(CURRENT).json()["admin_role_in_auth"] is False
     finally:
-        change = [(directory.ldap.MOD_ADD, "member", [person_dn("dave").encode()])]
+        change = [(ldap.MOD_ADD, "member", [person_dn("dave").encode()])]
         directory_admin.modify_s(ADMINS_DN, change)
 
 

@@ -5,6 +5,7 @@ import pytest
 import requests
 
 from registry import configuration
+from registry.distribution import pulls
 from tests.registry.factories import PASSWORD, ProjectFactory, UserFactory
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -103,6 +104,8 @@ def registry_url(live_server, settings):
     settings.EXTERNAL_URL = live_server.url
     configuration.invalidate()
     yield live_server.url
+    # Before the database is emptied for the next test: pulls are written after responses.
+    pulls.flush()
     configuration.invalidate()
     while OPEN_SESSIONS:
         OPEN_SESSIONS.pop().close()

@@ -12,6 +12,7 @@ import oras.client
 import pytest
 import requests
 
+from registry.distribution import pulls
 from registry.models import Artifact, Repository
 from tests.registry.factories import PASSWORD
 from tests.registry_oci.conftest import tracked_session
@@ -68,6 +69,7 @@ def test_oras_push_and_pull(chunked, host, project, owner, tmp_path, isolated_ho
     assert (outdir / "artifact.txt").read_bytes() == (workdir / "artifact.txt").read_bytes()
     assert (outdir / "other.bin").read_bytes() == (workdir / "other.bin").read_bytes()
     assert oras_client(host, owner.username).get_tags(f"{host}/team/files") == ["v1"]
+    pulls.flush()  # recorded after the response (the pull never waits for the write)
 
     listed = requests.get(
         f"http://{host}/api/v2.0/projects/team/repositories/files/artifacts",

@@ -11,11 +11,11 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from registry import services as registry_services
 from registry.distribution import storage
 from registry.gc import services
 from registry.gc.models import GCExecution
 from registry.models import Artifact, Blob, Project, Upload
+from registry.services import quota
 from tests.conftest import wait_until
 from tests.registry_oci.conftest import OCI_INDEX, OCI_MANIFEST, Registry, sha256
 
@@ -195,7 +195,7 @@ def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings
     stray = reg.upload("team/app", b"stray upload" * 100)
     project.refresh_from_db()
     before = project.storage_used
-    assert before == registry_services.storage_usage(project)
+    assert before == quota.storage_usage(project)
     execution = run_gc(delete_untagged=True)
     assert execution.deleted_artifacts == 1  # v1; the index's child is kept
     assert f"blob {stray} (1200 bytes) deleted" in execution.log
@@ -203,11 +203,7 @@ def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings
     project.refresh_from_db()
     assert project.storage_used < before
     # With no time window, what the project holds is exactly what its artifacts reference.
-    assert (
-        project.storage_used
-        == referenced_bytes(project)
-        == (registry_services.storage_usage(project))
-    )
+    assert project.storage_used == referenced_bytes(project) == (quota.storage_usage(project))
     statistics = admin_reg.request("GET", "/api/v2.0/statistics").json()
     assert statistics["total_storage_consumption"] == Project.objects.get().storage_used
     summary = admin_reg.request("GET", "/api/v2.0/projects/team/summary").json()

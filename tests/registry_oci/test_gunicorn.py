@@ -22,16 +22,17 @@ NAME = "team/app"
 pytestmark = pytest.mark.both_storages(s3_backend="postgres")
 
 
-def web_server(log_path: Path, blob_storage):
-    """gunicorn (one worker) on the test database and the test's blob storage; yields
-    (base URL, process). On S3 a killed server's hold on a session lapses in 2 s."""
+def web_server(log_path: Path, blob_storage=None):
+    """gunicorn (one worker) on the test database and the test's blob storage (default: the
+    filesystem); yields (base URL, process). On S3 a killed server's hold on a session lapses
+    in 2 s."""
     return gunicorn(
         database_url(),
         log_path,
         workers=1,
         threads=2,
         REGISTRY_S3_UPLOAD_LEASE_SECONDS=2,
-        **blob_storage.env,
+        **(blob_storage.env if blob_storage is not None else {}),
     )
 
 
@@ -166,3 +167,29 @@ def test_blob_bodies_read_from_the_socket_keep_the_connection_in_step(
         # All of it on one connection.
         assert connection.sock is sock
         connection.close()
+
+
+def test_pulls_still_queued_are_written_when_the_server_stops(reg, bearer, tmp_path):
+    """Pull records wait (here: up to ten minutes) for their batch; a clean stop (SIGTERM,
+    as `make run` and operators send) writes them."""
+    from registry.models import AuditLog, Repository
+
+    digest = reg.push_image(NAME, "v1")
+    headers = {**bearer, "Accept": "application/vnd.oci.image.manifest.v1+json"}
+    server = gunicorn(
+        database_url(),
+        tmp_path / "gunicorn.log",
+        workers=1,
+        threads=2,
+        REGISTRY_PULL_RECORD_MS=600_000,
+    )
+    with server as (base, _):
+        for reference in ("v1", digest):
+            pulled = requests.get(f"{base}/v2/{NAME}/manifests/{reference}", headers=headers)
+            assert pulled.status_code == 200
+        assert Repository.objects.get(name=NAME).pull_count == 0  # still queued
+    assert Repository.objects.get(name=NAME).pull_count == 2
+    assert sorted(AuditLog.objects.filter(operation="pull").values_list("resource", flat=True)) == [
+        f"{NAME}:v1",
+        f"{NAME}@{digest}",
+    ]

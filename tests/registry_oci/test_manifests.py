@@ -2,6 +2,7 @@
 
 import json
 
+from registry.distribution import pulls
 from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import (
@@ -56,6 +57,7 @@ def test_pull_counts_in_pull_count_and_pull_time(reg):
     reg.request("GET", "/v2/team/app/manifests/v1")
     reg.request("GET", "/v2/team/app/manifests/v1")
     reg.request("HEAD", "/v2/team/app/manifests/v1")
+    pulls.flush()  # recorded after the response (the pull never waits for the write)
     repository = Repository.objects.get(name="team/app")
     assert repository.pull_count == 2
     assert Tag.objects.get(name="v1").pull_time is not None
@@ -66,6 +68,7 @@ def test_a_pull_by_digest_times_the_artifact_not_its_tags(reg):
     digest = reg.push_image("team/app", "v1")
     pushed = Repository.objects.get(name="team/app").update_time
     assert reg.request("GET", f"/v2/team/app/manifests/{digest}").status_code == 200
+    pulls.flush()
     repository = Repository.objects.get(name="team/app")
     assert (repository.pull_count, repository.update_time > pushed) == (1, True)
     assert Artifact.objects.get().pull_time is not None
@@ -93,6 +96,7 @@ def test_concurrent_pulls_all_count(reg, registry_url, owner):
     for thread in threads:
         thread.join()
     assert statuses == [200] * 18
+    pulls.flush()
     assert Repository.objects.get(name="team/app").pull_count == 18
 
 

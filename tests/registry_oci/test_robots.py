@@ -10,8 +10,9 @@ import oras.client
 import pytest
 import requests
 
-from registry import robots
+from registry.distribution import pulls
 from registry.models import AuditLog, Repository, Robot
+from registry.services import robots
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import Registry, tracked_session
 from tests.registry_oci.test_clients import skopeo, write_oci_layout
@@ -70,8 +71,9 @@ def test_oras_pushes_and_pulls_as_a_robot(host, project, tmp_path, isolated_home
     )
     assert (tmp_path / "out" / "build.txt").read_bytes() == b"artifact built by CI\n" * 100
     assert len(files) == 1
+    pulls.flush()  # recorded after the response (the pull never waits for the write)
     records = list(
-        AuditLog.objects.order_by("id").values_list(
+        AuditLog.objects.order_by("op_time", "id").values_list(
             "username", "operation", "resource_type", "resource"
         )
     )
@@ -189,9 +191,10 @@ def test_basic_on_v2_as_a_robot(registry_url, project, reg):
     assert robot.request("DELETE", f"/v2/team/app/manifests/{digest}").status_code == 202
     wrong = Registry(registry_url, name, "Wrong-Secret-1")
     assert wrong.request("GET", "/v2/team/app/tags/list").status_code == 401
+    pulls.flush()
     records = list(
         AuditLog.objects.filter(username=name)
-        .order_by("id")
+        .order_by("op_time", "id")
         .values_list("operation", "resource_type", "resource")
     )
     assert records == [
@@ -218,8 +221,10 @@ def test_tag_changes_and_anonymous_pulls_are_recorded(registry_url, public_proje
     retagged, same = reg.put_manifest("pub/app", "stable", pulled.json(), media_type)
     assert retagged.status_code == 201 and same == digest
     assert reg.request("DELETE", "/v2/pub/app/manifests/stable").status_code == 202
+    pulls.flush()
+    # A pull's record is written after its response, so in op_time order (as the API lists).
     records = list(
-        AuditLog.objects.order_by("id").values_list(
+        AuditLog.objects.order_by("op_time", "id").values_list(
             "username", "operation", "resource_type", "resource"
         )
     )

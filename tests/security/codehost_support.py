@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rest_framework.test import APIClient
 
-from codehost import services
 from codehost.access import Actor
 from codehost.models import Owner, Repository, Team
+from codehost.services import accounts, orgs, repositories, teams
 from tests.codehost.factories import PASSWORD, UserFactory
 
 GIT_ENV = {
@@ -54,11 +54,11 @@ def git_url(live_server, path: str, username: str = "", secret: str = "") -> str
 
 def owner(username: str, **fields) -> Owner:
     user = UserFactory(username=username, **fields)
-    return services.user_owner(user)
+    return accounts.user_owner(user)
 
 
 def token(user_owner: Owner, scopes: list[str], name: str = "t") -> str:
-    return services.create_token(user_owner.user, name, scopes)[1]
+    return accounts.create_token(user_owner.user, name, scopes)[1]
 
 
 @dataclass
@@ -84,32 +84,32 @@ class PrivateOrgRepo:
 
 
 def team_with(org: Owner, actor: Actor, name: str, permission: str, units_map: dict, repo):
-    team = services.create_team(
-        org, services.TeamOptions(name=name, permission=permission, units_map=units_map), actor
+    team = teams.create_team(
+        org, teams.TeamOptions(name=name, permission=permission, units_map=units_map), actor
     )
-    services.add_team_repo(team, repo, actor)
+    teams.add_team_repo(team, repo, actor)
     return team
 
 
 def private_org_repo() -> PrivateOrgRepo:
     boss = owner("boss")
     boss_actor = Actor(owner=boss)
-    org = services.create_org(boss, services.OrgOptions(username="acme"))
-    repo = services.create_repo(
-        boss_actor, org, services.RepoOptions(name="secret", private=True, auto_init=True)
+    org = orgs.create_org(boss, orgs.OrgOptions(username="acme"))
+    repo = repositories.create_repo(
+        boss_actor, org, repositories.RepoOptions(name="secret", private=True, auto_init=True)
     )
     code_units = ["repo.code", "repo.issues", "repo.pulls", "repo.releases", "repo.wiki"]
     setup = PrivateOrgRepo(
         org=org,
         repo=repo,
-        extra_team=services.create_team(
-            org, services.TeamOptions(name="extra", units_map={"repo.code": "read"}), boss_actor
+        extra_team=teams.create_team(
+            org, teams.TeamOptions(name="extra", units_map={"repo.code": "read"}), boss_actor
         ),
     )
     callers = setup.callers
     callers["anonymous"] = Caller("anonymous")
     stranger = owner("stranger")
-    services.create_org(stranger, services.OrgOptions(username="elsewhere"))
+    orgs.create_org(stranger, orgs.OrgOptions(username="elsewhere"))
     callers["other_org_user"] = Caller("other_org_user", basic("stranger"), ("stranger", PASSWORD))
     callers["org_owner"] = Caller("org_owner", basic("boss"), ("boss", PASSWORD))
     for mode in ("read", "write", "admin"):
@@ -117,13 +117,13 @@ def private_org_repo() -> PrivateOrgRepo:
         units = dict.fromkeys(code_units, mode if mode != "admin" else "write")
         team = team_with(org, boss_actor, f"{mode}-team", mode if mode == "admin" else "", units,
                          repo)  # fmt: skip
-        services.add_team_member(team, member, boss_actor)
+        teams.add_team_member(team, member, boss_actor)
         callers[f"team_{mode}"] = Caller(
             f"team_{mode}", basic(member.name), (member.name, PASSWORD), team
         )
     issues_only = owner("tracker")
     team = team_with(org, boss_actor, "issues-team", "", {"repo.issues": "read"}, repo)
-    services.add_team_member(team, issues_only, boss_actor)
+    teams.add_team_member(team, issues_only, boss_actor)
     callers["team_issues_only"] = Caller(
         "team_issues_only", basic("tracker"), ("tracker", PASSWORD), team
     )
@@ -137,7 +137,7 @@ def private_org_repo() -> PrivateOrgRepo:
         "token_public_only", f"token {public_only}", ("boss", public_only)
     )
     pending = owner("pending")
-    services.add_team_member(Team.objects.get(org=org, name="write-team"), pending, boss_actor)
+    teams.add_team_member(Team.objects.get(org=org, name="write-team"), pending, boss_actor)
     Owner.objects.filter(pk=pending.pk).update(must_change_password=True)
     callers["must_change_password"] = Caller(
         "must_change_password", basic("pending"), ("pending", PASSWORD)

@@ -7,9 +7,9 @@ import requests
 from django.conf import settings
 
 from codehost import git as codehost_git
-from codehost import services
 from codehost.access import Actor
 from codehost.models import Owner
+from codehost.services import repositories
 from tests.security.codehost_support import basic, git, git_url, owner, token
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,8 +24,8 @@ def codehost_git_root(settings, tmp_path):
 def alice():
     alice = owner("alice")
     for name, private in (("open", False), ("closed", True)):
-        options = services.RepoOptions(name=name, private=private, auto_init=True)
-        services.create_repo(Actor(owner=alice), alice, options)
+        options = repositories.RepoOptions(name=name, private=private, auto_init=True)
+        repositories.create_repo(Actor(owner=alice), alice, options)
     return alice
 
 

@@ -5,8 +5,10 @@ record was committed, neither the record nor the directory is left behind."""
 import pytest
 from django.db import connection
 
-from codehost import git, mirrors
+from codehost import git
 from codehost.models import Mirror, Owner, Repository
+from codehost.services import mirrors
+from codehost.tasks import sync_mirror
 from tests.security.codehost_support import api, basic, owner
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +54,7 @@ def test_create_fork_edit_delete_and_mirror_sync_run_git_outside_transactions(gi
     git.clone_mirror(str(git.repo_path("alice", "demo")), git.repo_path("alice", "copy"),
                      timeout=60)  # fmt: skip
     mirror = Mirror.objects.create(repo=mirror_repo, interval_seconds=0)
-    assert mirrors.request_sync(mirror.pk)
+    assert mirrors.request_sync(mirror.pk, sync_mirror.delay)
     mirrors.run_sync(mirror.pk)
     assert Mirror.objects.get(pk=mirror.pk).last_error == ""
 

@@ -17,8 +17,9 @@ import pytest
 from django.conf import settings as django_settings
 
 from codehost import git as codehost_git
-from codehost import github_api, mirrors, remote_address
+from codehost import github_api, remote_address
 from codehost.models import MigrationTask, Mirror, Repository
+from codehost.services import mirrors
 from tests.codehost.factories import PASSWORD
 from tests.conftest import wait_until
 from tests.security.codehost_support import api, basic, owner
@@ -255,7 +256,7 @@ def test_the_github_api_call_is_held_to_the_address_checked(monkeypatch):
         answers["ghe.codehost.test"] = REFUSED
         with pytest.raises(github_api.GitHubRefused) as refused:
             github_api.check_repository(address, username="", password="", timeout=10)
-        assert (str(refused.value), refused.value.status) == (DISALLOWED, 422)
+        assert (str(refused.value), refused.value.code) == (DISALLOWED, "invalid")
         assert len(seen) == 1
     finally:
         server.close()

@@ -20,8 +20,8 @@ import oras.client
 import pytest
 import requests
 
-from registry import robots, services
 from registry.models import Artifact, Project, Robot, Role
+from registry.services import members, robots
 from tests.registry.factories import PASSWORD, ProjectFactory, UserFactory
 from tests.registry_oci.conftest import tracked_session
 from tests.security.registry_support import (  # noqa: F401
@@ -81,7 +81,7 @@ def world(registry_url, owner):
             user = UserFactory(username=role_name.lower()) if name == "private" else None
             user = user or type(owner).objects.get(username=role_name.lower())
             if role != Role.PROJECT_ADMIN or user != owner:
-                services.add_member(project, role, user=user)
+                members.add_member(project, role, user=user)
     outsider = UserFactory(username="outsider")
     ProjectFactory(owner=outsider, name="elsewhere")
     UserFactory(username="sysadmin", is_superuser=True, is_staff=True)

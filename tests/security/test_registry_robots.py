@@ -12,8 +12,8 @@ import requests
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from registry import robots
 from registry.models import Robot
+from registry.services import robots
 from tests.registry.factories import PASSWORD, UserFactory
 from tests.security.registry_support import (  # noqa: F401
     Registry,

@@ -5,9 +5,9 @@ kept for BASIC_AUTH_DIRECTORY_CACHE_SECONDS at most."""
 
 import time
 
+import ldap
 import pytest
 
-from registry import ldap as directory
 from tests.registry_ldap.conftest import (  # noqa: F401 - fixtures
     client_as,
     directory_admin,
@@ -26,7 +26,7 @@ def erin_password(directory_admin):  # noqa: F811
     """Sets erin's directory password; the seeded one is put back afterwards."""
 
     def change(password: str) -> None:
-        replace = [(directory.ldap.MOD_REPLACE, "userPassword", [password.encode()])]
+        replace = [(ldap.MOD_REPLACE, "userPassword", [password.encode()])]
         directory_admin.modify_s(person_dn("erin"), replace)
 
     yield change

@@ -12,7 +12,7 @@ import pytest
 import requests
 from django.test import Client
 
-from codehost import services as codehost_services
+from codehost.services import accounts as codehost_accounts
 from config import signin_throttle
 from tests.registry.factories import PASSWORD, UserFactory
 from tests.registry_oci.test_gunicorn import web_server
@@ -140,7 +140,7 @@ def test_login_form_failures_count_too(alice):
 
 def test_a_token_used_as_the_git_password_is_no_failed_sign_in(alice):
     make_repo("code", private=True)
-    secret = codehost_services.create_token(alice, "ci", ["read:repository"])[1]
+    secret = codehost_accounts.create_token(alice, "ci", ["read:repository"])[1]
     for _ in range(15):
         response = get(
             "/alice/code.git/info/refs?service=git-upload-pack", "alice", secret, CONTENT_LENGTH="0"

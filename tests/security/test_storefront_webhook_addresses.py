@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.db import transaction
 
-from storefront import events, webhook_delivery
 from storefront.models import Delivery, DeliveryAttempt, Webhook
+from storefront.services import events, webhook_delivery
 from tests.security.storefront_support import tenant
 from tests.storefront.factories import ProductFactory
 from tests.storefront_webhooks.factories import WebhookFactory

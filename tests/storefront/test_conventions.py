@@ -5,6 +5,8 @@ import re
 import pytest
 from django.utils import timezone
 
+from storefront.api.exceptions import DOMAIN_STATUS
+from storefront.errors import StorefrontError
 from tests.storefront.factories import InstallationFactory, ProductFactory, issue_token
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +152,9 @@ def test_unknown_path_is_404_envelope(api):
     response = api.get("nothing-here")
     assert response.status_code == 404
     assert response.json()["message"] == "Not Found"
+
+
+def test_every_domain_error_has_its_answer():
+    """The business rules' refusals are answered from one table; one missing from it would
+    reach the client as a 500."""
+    assert {kind.code for kind in StorefrontError.__subclasses__()} == set(DOMAIN_STATUS)

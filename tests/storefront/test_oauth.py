@@ -9,8 +9,8 @@ import requests
 from django.utils import timezone
 
 from config.auth import hash_token
-from storefront import services
 from storefront.models import AccessToken, AuthorizationCode, Installation
+from storefront.services import installations
 from tests.storefront.factories import AppFactory, StoreFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -202,7 +202,7 @@ def test_token_endpoint_answers_only_post_other_methods_find_nothing(client):
 def test_racing_exchanges_of_one_code_get_one_token(live_server):
     store = StoreFactory()
     app = AppFactory()
-    code = services.authorize(app, store)
+    code = installations.authorize(app, store)
     body = {
         "client_id": str(app.pk),
         "client_secret": app.client_secret,

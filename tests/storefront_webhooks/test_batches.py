@@ -8,8 +8,9 @@ from celery.signals import before_task_publish
 from django.db import transaction
 from django.utils import timezone
 
-from storefront import events, webhook_delivery
+from storefront import webhook_posts
 from storefront.models import Delivery, DeliveryAttempt
+from storefront.services import events, webhook_delivery
 from tests.conftest import wait_until
 from tests.storefront.factories import InstallationFactory
 from tests.storefront_webhooks.factories import WebhookFactory
@@ -97,8 +98,9 @@ def test_delivery_tasks_go_to_the_webhooks_queue_ten_deliveries_each():
 
     before_task_publish.connect(published)
     try:
-        # Ids of no delivery: the worker that may take these finds nothing to do.
-        webhook_delivery.queue(list(range(-23, 0)))
+        # As the services announce due deliveries (after commit); storefront.tasks, loaded
+        # with the app, queues them. Ids of no delivery: a worker taking these does nothing.
+        webhook_delivery.deliveries_due.send(sender=None, ids=list(range(-23, 0)), when=None)
     finally:
         before_task_publish.disconnect(published)
     assert [(queue, len(ids)) for queue, ids in sent] == [
@@ -113,8 +115,8 @@ def test_posts_reuse_a_keep_alive_connection(receiver, insecure_webhooks):
         *(1, Delivery.PENDING, 1, timezone.now(), None, "product/updated"),
         *(receiver.url("/kept"), '{"id": 1}', "secret", False, True, False),
     )
-    session = webhook_delivery._current_sender().session
+    session = webhook_posts._current_sender().session
     for _ in range(3):
         claim = webhook_delivery.Claim(delivery=due, attempt_id=0)
-        assert webhook_delivery._post(session, claim)[:2] == (200, "")
+        assert webhook_posts._post(session, claim)[:2] == (200, "")
     assert len({item.client_port for item in receiver.at("/kept")}) == 1

@@ -2,7 +2,7 @@
 
 import pytest
 
-from storefront import suspension
+from storefront.services import suspension
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import (
     InstallationFactory,

@@ -14,8 +14,8 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from storefront import events
 from storefront.models import Delivery, DeliveryAttempt
+from storefront.services import events
 from storefront.tasks import requeue_lost_deliveries
 from tests.conftest import wait_until
 from tests.storefront.conftest import StoreApi

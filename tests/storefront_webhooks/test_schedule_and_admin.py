@@ -5,8 +5,9 @@ import itertools
 import pytest
 from django.utils import timezone
 
-from storefront import webhook_delivery
+from storefront import webhook_posts
 from storefront.models import Delivery, DeliveryAttempt
+from storefront.services import webhook_delivery
 from tests.storefront.factories import InstallationFactory, UserFactory
 from tests.storefront_webhooks.factories import WebhookFactory
 
@@ -28,7 +29,7 @@ def test_schedule_from_settings_replaces_it(settings):
 
 def test_signature_is_lowercase_hex_hmac_sha256():
     # RFC 4231 test case 2.
-    assert webhook_delivery.sign(b"what do ya want for nothing?", "Jefe") == (
+    assert webhook_posts.sign(b"what do ya want for nothing?", "Jefe") == (
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     )
 

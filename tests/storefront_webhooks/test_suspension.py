@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from storefront import events
 from storefront.models import Delivery, Installation, Store
+from storefront.services import events
 from tests.conftest import wait_until
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import InstallationFactory, StoreFactory, UserFactory, issue_token

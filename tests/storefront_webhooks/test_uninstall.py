@@ -10,8 +10,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from storefront import events
 from storefront.models import Delivery, Installation, Script, Webhook
+from storefront.services import events
 from tests.conftest import wait_until
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import (

@@ -81,11 +81,27 @@ def test_events_need_the_scope_of_their_resource(client):
         "webhooks", {"url": "https://app.example.com/h", "event": "product/created"}
     )
     assert response.status_code == 403
-    assert response.json()["code"] == 403 and "read_products" in response.json()["description"]
+    assert response.json() == {
+        "code": 403,
+        "message": "Forbidden",
+        "description": "The product/created event needs the read_products scope",
+    }
     response = api.post(
         "webhooks", {"url": "https://app.example.com/h", "event": "app/uninstalled"}
     )
     assert response.status_code == 201
+
+
+def test_the_same_url_and_event_twice_is_409_in_the_envelope(api):
+    hook = {"url": "https://app.example.com/h", "event": "product/created"}
+    assert api.post("webhooks", hook).status_code == 201
+    response = api.post("webhooks", hook)
+    assert response.status_code == 409
+    assert response.json() == {
+        "code": 409,
+        "message": "Conflict",
+        "description": "A webhook for product/created to this url already exists for the app",
+    }
 
 
 def test_an_app_sees_only_its_own_webhooks(api, installation):

@@ -7,21 +7,23 @@ from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from codehost import access, services
+from codehost import access
 from codehost.api.authentication import Credential
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
-    AccessTokenSerializer,
-    APISettingsSerializer,
+from codehost.api.serializers.bodies import (
     CreateAccessTokenOptionSerializer,
     CreateOrgOptionSerializer,
     CreateRepoOptionSerializer,
     CreateUserOptionSerializer,
-    OrganizationSerializer,
-    RepositorySerializer,
-    UserSerializer,
-    VersionSerializer,
     parse_body,
+)
+from codehost.api.serializers.repos import REPOSITORY
+from codehost.api.serializers.users import (
+    ACCESS_TOKEN,
+    ORGANIZATION,
+    USER,
+    APISettingsSerializer,
+    VersionSerializer,
 )
 from codehost.api.views.common import (
     render_org,
@@ -34,8 +36,10 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, NotFound, Unprocessable
+from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
+from codehost.services import accounts, blocks, repositories, stars
+from codehost.services import orgs as org_service
 from config import account_deletion
 
 
@@ -55,11 +59,11 @@ class AdminUsersView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateUser",
         request=CreateUserOptionSerializer,
-        responses={201: UserSerializer},
+        responses={201: USER.serializer},
     )
     def post(self, request):
         data = parse_body(CreateUserOptionSerializer, request.data)
-        owner = services.create_user(
+        owner = accounts.create_user(
             username=data["username"],
             email=data["email"],
             password=data.get("password") or "",
@@ -83,13 +87,13 @@ class AdminUserView(AdminViewMixin, APIView):
         if owner is None:
             raise NotFound(f"user does not exist [name: {username}]")
         if owner.is_organization:
-            raise Unprocessable(f"{owner.name} is an organization not a user")
+            raise Invalid(f"{owner.name} is an organization not a user")
         if owner.user_id == request.user.pk:
-            raise Unprocessable("you cannot delete yourself")
+            raise Invalid("you cannot delete yourself")
         try:
             account_deletion.delete_account(owner.user)
         except account_deletion.AccountStillOwns as error:
-            raise Unprocessable(str(error)) from error
+            raise Invalid(str(error)) from error
         return Response(status=204)
 
 
@@ -100,13 +104,13 @@ class AdminUserOrgsView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateOrg",
         request=CreateOrgOptionSerializer,
-        responses={201: OrganizationSerializer},
+        responses={201: ORGANIZATION.serializer},
     )
     def post(self, request, username):
         creator = visible_owner(self.actor, username)
         if creator.is_organization:
             raise NotFound(f"user does not exist [name: {username}]")
-        org = services.create_org(creator, org_options(request.data))
+        org = org_service.create_org(creator, org_options(request.data))
         return Response(render_org(self.actor, org), status=201)
 
 
@@ -117,18 +121,18 @@ class AdminUserReposView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request, username):
         owner = visible_owner(self.actor, username)
         options = repo_options(parse_body(CreateRepoOptionSerializer, request.data))
-        repo = services.create_repo(self.actor, owner, options)
+        repo = repositories.create_repo(self.actor, owner, options)
         return render_repo(self.actor, repo, status=201)
 
 
-def org_options(data) -> services.OrgOptions:
+def org_options(data) -> org_service.OrgOptions:
     values = parse_body(CreateOrgOptionSerializer, data)
-    return services.OrgOptions(
+    return org_service.OrgOptions(
         username=values["username"],
         full_name=values.get("full_name") or "",
         email=values.get("email") or "",
@@ -144,7 +148,7 @@ class CurrentUserView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
     require_signin = True
 
-    @extend_schema(tags=["user"], operation_id="userGetCurrent", responses=UserSerializer)
+    @extend_schema(tags=["user"], operation_id="userGetCurrent", responses=USER.serializer)
     def get(self, request):
         owner = Owner.objects.select_related("user").get(pk=self.actor.owner.pk)
         return Response(render_user(self.actor, owner))
@@ -153,7 +157,7 @@ class CurrentUserView(GiteaViewMixin, APIView):
 class UserView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
 
-    @extend_schema(tags=["user"], operation_id="userGet", responses=UserSerializer)
+    @extend_schema(tags=["user"], operation_id="userGet", responses=USER.serializer)
     def get(self, request, username):
         owner = visible_owner(self.actor, username)
         if owner.is_organization:
@@ -181,25 +185,25 @@ class TokenAccountMixin(GiteaViewMixin):
 
 class UserTokensView(TokenAccountMixin, APIView):
     @extend_schema(
-        tags=["user"], operation_id="userGetTokens", responses=AccessTokenSerializer(many=True)
+        tags=["user"], operation_id="userGetTokens", responses=ACCESS_TOKEN.serializer(many=True)
     )
     def get(self, request, username):
         tokens = AccessToken.objects.filter(user=self.account(request, username)).order_by("-id")
         page = self.paginate(tokens)
-        data = [AccessTokenSerializer(token).data for token in page]
+        data = [ACCESS_TOKEN.render(token) for token in page]
         return self.paginator.get_paginated_response(data)
 
     @extend_schema(
         tags=["user"],
         operation_id="userCreateToken",
         request=CreateAccessTokenOptionSerializer,
-        responses={201: AccessTokenSerializer},
+        responses={201: ACCESS_TOKEN.serializer},
     )
     def post(self, request, username):
         user = self.account(request, username)
         data = parse_body(CreateAccessTokenOptionSerializer, request.data)
-        token, raw = services.create_token(user, data["name"], data.get("scopes") or [])
-        body = AccessTokenSerializer(token, context={"raw_token": raw}).data
+        token, raw = accounts.create_token(user, data["name"], data.get("scopes") or [])
+        body = ACCESS_TOKEN.render(token, {"raw_token": raw})
         return Response(body, status=201)
 
 
@@ -219,7 +223,9 @@ class OrgsView(GiteaViewMixin, APIView):
     token_scopes = ["organization"]
 
     @extend_schema(
-        tags=["organization"], operation_id="orgGetAll", responses=OrganizationSerializer(many=True)
+        tags=["organization"],
+        operation_id="orgGetAll",
+        responses=ORGANIZATION.serializer(many=True),
     )
     def get(self, request):
         orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
@@ -236,19 +242,19 @@ class OrgsView(GiteaViewMixin, APIView):
         tags=["organization"],
         operation_id="orgCreate",
         request=CreateOrgOptionSerializer,
-        responses={201: OrganizationSerializer},
+        responses={201: ORGANIZATION.serializer},
     )
     def post(self, request):
         if not request.user.is_authenticated:
             raise NotAuthenticated("token is required")
-        org = services.create_org(self.actor.owner, org_options(request.data))
+        org = org_service.create_org(self.actor.owner, org_options(request.data))
         return Response(render_org(self.actor, org), status=201)
 
 
 class OrgView(GiteaViewMixin, APIView):
     token_scopes = ["organization"]
 
-    @extend_schema(tags=["organization"], operation_id="orgGet", responses=OrganizationSerializer)
+    @extend_schema(tags=["organization"], operation_id="orgGet", responses=ORGANIZATION.serializer)
     def get(self, request, org):
         return Response(render_org(self.actor, visible_org(self.actor, org)))
 
@@ -258,7 +264,7 @@ class OrgMembersView(GiteaViewMixin, APIView):
     require_signin = True
 
     @extend_schema(
-        tags=["organization"], operation_id="orgListMembers", responses=UserSerializer(many=True)
+        tags=["organization"], operation_id="orgListMembers", responses=USER.serializer(many=True)
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
@@ -300,7 +306,7 @@ class StarredView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["user"],
         operation_id="userCurrentListStarred",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
         repos = Repository.objects.filter(stars__user=self.actor.owner)
@@ -327,13 +333,13 @@ class StarView(GiteaViewMixin, APIView):
     )
     def put(self, request, owner, repo):
         found, _ = visible_repo(self.actor, owner, repo)
-        services.star(self.actor.owner, found)
+        stars.star(self.actor.owner, found)
         return Response(status=204)
 
     @extend_schema(tags=["user"], operation_id="userCurrentDeleteStar", responses={204: None})
     def delete(self, request, owner, repo):
         found, _ = visible_repo(self.actor, owner, repo)
-        services.unstar(self.actor.owner, found)
+        stars.unstar(self.actor.owner, found)
         return Response(status=204)
 
 
@@ -357,10 +363,10 @@ class UserBlockView(GiteaViewMixin, APIView):
     @extend_schema(tags=["user"], operation_id="userBlockUser", request=None, responses={204: None})
     def put(self, request, username):
         note = request.query_params.get("note", "")
-        services.block_user(self.actor.owner, self.blockee(username), note)
+        blocks.block_user(self.actor.owner, self.blockee(username), note)
         return Response(status=204)
 
     @extend_schema(tags=["user"], operation_id="userUnblockUser", responses={204: None})
     def delete(self, request, username):
-        services.unblock_user(self.actor.owner, self.blockee(username))
+        blocks.unblock_user(self.actor.owner, self.blockee(username))
         return Response(status=204)

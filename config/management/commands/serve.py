@@ -1,25 +1,27 @@
-"""`make run`: migrate, ensure the admin account, then supervise web, worker and beat.
+"""`make run`: migrate, ensure the admin account, then supervise web and worker.
 
-The three servers are children of this process and share its process group, so one
-Ctrl-C (or SIGTERM to the group) stops them all; if one of them dies the others are
-stopped too, so the service never runs half-alive.
+The worker runs Celery beat inside it (`-B`): one node, one beat, one process fewer.
+Once the database is ready this process replaces itself (exec, same pid and process
+group) with `config/supervisor.py`, which holds no Django while it waits on children.
 """
 
+import json
 import os
-import signal
-import subprocess
 import sys
-import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import connections
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SUPERVISOR = Path(__file__).resolve().parents[2] / "supervisor.py"
 
 
 class Command(BaseCommand):
-    help = "Migrate, ensure the admin account, and serve with gunicorn, a Celery worker and beat."
+    help = (
+        "Migrate, ensure the admin account, and serve with gunicorn and a Celery worker with beat."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -43,6 +45,9 @@ class Command(BaseCommand):
                 "-A",
                 "config",
                 "worker",
+                "-B",
+                "--schedule",
+                settings.CELERY_BEAT_SCHEDULE_FILENAME,
                 "-Q",
                 "default,git,webhooks",
                 "--loglevel",
@@ -52,52 +57,9 @@ class Command(BaseCommand):
                 "--concurrency",
                 os.environ.get("WORKER_CONCURRENCY", "4"),
             ],
-            "beat": [
-                os.path.join(bin_dir, "celery"),
-                "-A",
-                "config",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "--schedule",
-                settings.CELERY_BEAT_SCHEDULE_FILENAME,
-            ],
         }
         self.stdout.write(f"Serving on http://127.0.0.1:{settings.PORT} (Ctrl-C stops everything)")
         self.stdout.flush()
-        children = {name: subprocess.Popen(argv) for name, argv in commands.items()}
-        stopping = False
-
-        def stop(signum, frame):
-            nonlocal stopping
-            stopping = True
-
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, stop)
-        exit_code = 0
-        try:
-            while not stopping:
-                for name, child in children.items():
-                    if child.poll() is not None:
-                        self.stderr.write(
-                            f"{name} exited with status {child.returncode}; stopping."
-                        )
-                        exit_code = 1
-                        stopping = True
-                time.sleep(0.2)
-        finally:
-            self._stop_all(children.values())
-        sys.exit(exit_code)
-
-    @staticmethod
-    def _stop_all(children, grace_seconds: float = 15.0) -> None:
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + grace_seconds
-        for child in children:
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        sys.stderr.flush()
+        connections.close_all()
+        os.execv(sys.executable, [sys.executable, str(SUPERVISOR), json.dumps(commands)])

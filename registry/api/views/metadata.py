@@ -5,12 +5,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import services
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
-from registry.api.serializers import MetadataMapSerializer
+from registry.api.serializers.users import MetadataMapSerializer
 from registry.models import ProjectMetadata
+from registry.services import metadata
 
 # Keys hidden on projects that are not proxy caches.
 PROXY_ONLY = ("proxy_cache_filter_pattern", "proxy_cache_filter_kind")
@@ -42,7 +42,7 @@ class MetadataListView(MetadataMixin, APIView):
     )
     def post(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "metadata:create")
-        services.add_metadata(project, self.metadata_body())
+        metadata.add_metadata(project, self.metadata_body())
         return self.empty()
 
 
@@ -65,7 +65,7 @@ class MetadataDetailView(MetadataMixin, APIView):
     )
     def put(self, request, project_name_or_id, meta_name):
         project = get_project(request, project_name_or_id, "metadata:update")
-        services.set_metadata(project, meta_name, self.metadata_body())
+        metadata.set_metadata(project, meta_name, self.metadata_body())
         return self.empty()
 
     @extend_schema(
@@ -75,5 +75,5 @@ class MetadataDetailView(MetadataMixin, APIView):
     )
     def delete(self, request, project_name_or_id, meta_name):
         project = get_project(request, project_name_or_id, "metadata:delete")
-        services.delete_metadata(project, meta_name)
+        metadata.delete_metadata(project, meta_name)
         return self.empty()

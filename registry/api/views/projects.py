@@ -2,39 +2,29 @@
 
 from datetime import datetime
 
-from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, configuration, services
+from config.filters import Param
+from registry import access, selectors
 from registry.api import schema
-from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.base import HarborViewMixin, harbor_bool
+from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login
-from registry.api.records import PROJECT_COLUMNS, project_records
-from registry.api.serializers import (
+from registry.api.serializers.projects import (
+    PROJECT,
     ProjectDeletableSerializer,
     ProjectReqSerializer,
-    ProjectSerializer,
     ProjectSummarySerializer,
     ProjectUpdateSerializer,
+    project_records,
 )
 from registry.errors import BadRequest, NotFound
-from registry.models import Project, ProjectMember, Repository, Role
-
-
-def repo_count() -> Coalesce:
-    counts = (
-        Repository.objects.filter(project=OuterRef("pk"))
-        .order_by()
-        .values("project")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+from registry.models import Project
+from registry.services import audit, projects
 
 
 def _public_filter(queryset, term):
@@ -58,40 +48,35 @@ PROJECT_QUERY = QuerySpec(
     default_order=("name", "pk"),
     special={"public": _public_filter, "owner": _owner_filter},
 )
+# name, public and owner are selectors.project_list's filters; q and sort follow.
+PROJECT_LISTING = listing(
+    PROJECT_QUERY,
+    name=Param(parse=optional, default=""),
+    public=Param(OpenApiTypes.BOOL, harbor_bool),
+    owner=Param(parse=optional, default=""),
+)
+PROJECT_FILTERS = ("name", "public", "owner")
 
 
-def project_queryset(user):
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
-    return queryset.select_related("owner").prefetch_related(
-        access.caller_memberships(user), "metadata"
-    )
+def project_rows(queryset, with_owner: bool):
+    """Rows of the projects of `queryset` (from selectors.project_list) as PROJECT reads."""
+    owner = {"owner_name": F("owner__username")} if with_owner else {}
+    return queryset.values(*PROJECT.columns, **owner)
 
 
 class ProjectListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjects",
-        parameters=[
-            *schema.LISTING,
-            schema.query("name"),
-            schema.query("public", OpenApiTypes.BOOL),
-            schema.query("owner"),
-            schema.query("with_detail", OpenApiTypes.BOOL),
-        ],
-        responses=schema.responses(ProjectSerializer(many=True), 400, 401),
+        parameters=[*PROJECT_LISTING.parameters, schema.query("with_detail", OpenApiTypes.BOOL)],
+        responses=schema.responses(PROJECT.serializer(many=True), 400, 401),
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
-        queryset = access.visible_projects(request.user).annotate(repo_count=repo_count())
         params = request.query_params
-        if params.get("name"):
-            queryset = queryset.filter(name__icontains=params["name"])
-        if params.get("public") not in (None, ""):
-            queryset = queryset.filter(is_public=self.query_bool("public", False))
-        if params.get("owner"):
-            queryset = queryset.filter(owner__username=params["owner"])
-        columns = dict(owner_name=F("owner__username")) if with_detail else {}
-        queryset = PROJECT_QUERY.apply(queryset, params).values(*PROJECT_COLUMNS, **columns)
-        return self.paginated(project_records(self.page(queryset), request.user, with_detail))
+        filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
+        queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
+        rows = project_rows(queryset, with_owner=with_detail)
+        return self.paginated(project_records(self.page(rows), request.user, with_detail))
 
     @extend_schema(
         operation_id="headProject",
@@ -116,7 +101,7 @@ class ProjectListView(HarborViewMixin, APIView):
     def post(self, request):
         require_login(request)
         body = self.body(ProjectReqSerializer)
-        project = services.create_project(
+        project = projects.create_project(
             request.user,
             body.get("project_name") or "",
             metadata=body.get("metadata"),
@@ -138,12 +123,12 @@ class ProjectDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getProject",
         parameters=PROJECT_PATH,
-        responses=schema.responses(ProjectSerializer, 401, 403, 404),
+        responses=schema.responses(PROJECT.serializer, 401, 403, 404),
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        project = project_queryset(request.user).get(pk=project.pk)
-        return Response(ProjectSerializer(project, context=self.serializer_context()).data)
+        rows = project_rows(selectors.project_list(request.user).filter(pk=project.pk), True)
+        return Response(project_records(list(rows), request.user, detailed=True)[0])
 
     @extend_schema(
         operation_id="updateProject",
@@ -154,7 +139,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     def put(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:update")
         body = self.body(ProjectUpdateSerializer)
-        services.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
+        projects.update_project(project, body.get("metadata"), body.get("cve_allowlist"))
         return self.empty()
 
     @extend_schema(
@@ -164,7 +149,7 @@ class ProjectDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        services.delete_project(project)
+        projects.delete_project(project)
         audit.record(project.pk, "delete", "project", project.name, audit.username_of(request.user))
         return self.empty()
 
@@ -177,19 +162,10 @@ class ProjectDeletableView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:delete")
-        deletable, message = services.project_deletable(project)
+        deletable, message = projects.project_deletable(project)
         return Response(
             ProjectDeletableSerializer({"deletable": deletable, "message": message}).data
         )
-
-
-ROLE_COUNT_FIELDS = {
-    Role.PROJECT_ADMIN: "project_admin_count",
-    Role.MAINTAINER: "maintainer_count",
-    Role.DEVELOPER: "developer_count",
-    Role.GUEST: "guest_count",
-    Role.LIMITED_GUEST: "limited_guest_count",
-}
 
 
 class ProjectSummaryView(HarborViewMixin, APIView):
@@ -200,20 +176,5 @@ class ProjectSummaryView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        summary = {"repo_count": project.repositories.count()}
-        if access.can(request.user, project, "member:list"):
-            counts = ProjectMember.objects.filter(project=project).aggregate(
-                **{
-                    field: Count("pk", filter=Q(role=role))
-                    for role, field in ROLE_COUNT_FIELDS.items()
-                }
-            )
-            summary.update(counts)
-        if configuration.get("quota_per_project_enable") and access.can(
-            request.user, project, "quota:read"
-        ):
-            summary["quota"] = {
-                "hard": {"storage": project.storage_limit},
-                "used": {"storage": project.storage_used},
-            }
+        summary = selectors.project_summary(request.user, project)
         return Response(ProjectSummarySerializer(summary).data)

@@ -7,41 +7,18 @@ once, so it is decoded once more here. A single-encoded `%2F` also works.
 from datetime import datetime
 from urllib.parse import unquote
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, audit, services
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project
-from registry.api.records import REPOSITORY_COLUMNS, repository_record
-from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
-from registry.models import Artifact, ArtifactReference, Repository, Tag
-
-
-def default_base():
-    """Harbor's default artifact set: not the child of an index, or tagged.
-
-    The child test comes first: few artifacts are children, so PostgreSQL rarely needs
-    the tag probe (in the other order it probed the tags of every artifact)."""
-    tagged = Exists(Tag.objects.filter(artifact=OuterRef("pk")))
-    child = Exists(ArtifactReference.objects.filter(child=OuterRef("pk")))
-    return ~Q(child) | Q(tagged)
-
-
-def artifact_count() -> Coalesce:
-    counts = (
-        Artifact.objects.filter(default_base(), repository=OuterRef("pk"))
-        .order_by()
-        .values("repository")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+from registry.api.serializers.artifacts import REPOSITORY, RepositoryUpdateSerializer
+from registry.models import Repository
+from registry.services import audit, repositories
 
 
 def _blob_digest_filter(queryset, term):
@@ -62,56 +39,57 @@ REPOSITORY_QUERY = QuerySpec(
     default_order=("-creation_time", "-pk"),
     special={"blob_digest": _blob_digest_filter},
 )
+REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 def repository_queryset(queryset):
-    return queryset.annotate(artifact_count=artifact_count())
+    return queryset.annotate(artifact_count=selectors.artifact_count())
 
 
 class RepositoryListMixin(HarborViewMixin):
     def repository_page(self, queryset):
-        rows = self.page(queryset.values(*REPOSITORY_COLUMNS))
-        return self.paginated([repository_record(row) for row in rows])
+        rows = self.page(queryset.values(*REPOSITORY.columns))
+        return self.paginated([REPOSITORY.render(row) for row in rows])
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listAllRepositories",
-        parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400),
+        parameters=REPOSITORY_LISTING.parameters,
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
         queryset = Repository.objects.all()
         if not access.is_sysadmin(request.user):
             visible = access.visible_projects(request.user).values("pk")
             queryset = queryset.filter(project__in=visible)
-        queryset = REPOSITORY_QUERY.apply(repository_queryset(queryset), request.query_params)
+        queryset = REPOSITORY_LISTING.filter(repository_queryset(queryset), request.query_params)
         return self.repository_page(queryset)
 
 
 class ProjectRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listRepositories",
-        parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400, 401, 403, 404),
+        parameters=REPOSITORY_LISTING.parameters,
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
         queryset = repository_queryset(Repository.objects.filter(project=project))
-        queryset = REPOSITORY_QUERY.apply(queryset, request.query_params)
+        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
         return self.repository_page(queryset)
 
 
 class RepositoryDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getRepository",
-        responses=schema.responses(RepositorySerializer, 400, 401, 403, 404),
+        responses=schema.responses(REPOSITORY.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:read", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
-        repository = repository_queryset(Repository.objects.filter(pk=repository.pk)).get()
-        return Response(RepositorySerializer(repository).data)
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
+        rows = repository_queryset(Repository.objects.filter(pk=repository.pk))
+        return Response(REPOSITORY.render(rows.values(*REPOSITORY.columns).get()))
 
     @extend_schema(
         operation_id="updateRepository",
@@ -120,9 +98,9 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     )
     def put(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:update", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
         body = self.body(RepositoryUpdateSerializer)
-        services.update_repository_description(repository, body.get("description", ""))
+        repositories.update_repository_description(repository, body.get("description", ""))
         return self.empty()
 
     @extend_schema(
@@ -131,8 +109,8 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:delete", names_only=True)
-        repository = services.find_repository(project, repository_name_of(repository_name))
-        services.delete_repository(repository)
+        repository = repositories.find_repository(project, repository_name_of(repository_name))
+        repositories.delete_repository(repository)
         username = audit.username_of(request.user)
         audit.record(project.pk, "delete", "repository", repository.name, username)
         return self.empty()

@@ -1,26 +1,28 @@
 from django.db.models import Exists, OuterRef, Sum
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
-from registry import access, configuration, services
+from registry import access, configuration, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import contains_exactly
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
-    ProjectSerializer,
+from registry.api.serializers.projects import project_records
+from registry.api.serializers.users import (
     SearchRepositorySerializer,
     SearchSerializer,
     StatisticSerializer,
     config_items,
 )
-from registry.api.views.projects import project_queryset
-from registry.api.views.repositories import artifact_count
+from registry.api.views.projects import project_rows
 from registry.models import Project, ProjectMember, ProjectMetadata, Repository
+from registry.services import configuration as configuration_service
 
 # Harbor's component names; ours map onto the real processes and stores behind them.
 HEALTH_COMPONENTS = {
@@ -69,6 +71,28 @@ class HealthView(HarborViewMixin, APIView):
         return Response({"status": overall, "components": components})
 
 
+class AnyAccept(BaseContentNegotiation):
+    """The ping answers text whatever the client accepts (errors stay JSON)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class PingView(HarborViewMixin, APIView):
+    """Harbor's liveness answer: "Pong" while the process serves, whatever the health of
+    the components behind it (nothing is touched: no authentication, no database)."""
+
+    authentication_classes = []
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(operation_id="getPing", responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request):
+        return HttpResponse("Pong", content_type="text/plain; charset=utf-8")
+
+
 class SearchView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="search",
@@ -78,19 +102,20 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = project_queryset(user).filter(contains_exactly("name", term))
+        projects = selectors.project_list(user).filter(contains_exactly("name", term))
         projects = projects.order_by("name", "pk")
         visible = access.visible_projects(user).values("pk")
         repositories = (
             Repository.objects.filter(name__icontains=term, project__in=visible)
             .select_related("project")
-            .annotate(artifact_count=artifact_count(), project_public=access_public())
+            .annotate(artifact_count=selectors.artifact_count(), project_public=access_public())
             .order_by("name", "pk")
         )
-        context = self.serializer_context({"with_owner": False, "with_allowlist": False})
+        # Harbor's search shows projects without owner_name and without allowlist contents.
+        rows = list(project_rows(projects, with_owner=False))
         return Response(
             {
-                "project": ProjectSerializer(projects, many=True, context=context).data,
+                "project": project_records(rows, user, True, owner=False, allowlist=False),
                 "repository": SearchRepositorySerializer(repositories, many=True).data,
             }
         )
@@ -140,7 +165,7 @@ class StatisticsView(HarborViewMixin, APIView):
 
 
 def editable_flags() -> dict:
-    return {"auth_mode": services.auth_mode_editable()}
+    return {"auth_mode": configuration_service.auth_mode_editable()}
 
 
 class ConfigurationsView(HarborViewMixin, APIView):
@@ -161,7 +186,7 @@ class ConfigurationsView(HarborViewMixin, APIView):
         require_sysadmin(request)
         if not isinstance(request.data, dict):
             raise validation_failure("configurations", "body", "must be a JSON object")
-        services.update_configuration(request.data)
+        configuration_service.update_configuration(request.data)
         return self.empty()
 
 

@@ -2,34 +2,31 @@
 
 from datetime import datetime
 
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import signin_throttle
-from registry import access, configuration, ldap_onboarding, services
+from config.filters import Param, QueryFilters
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import PAGING, Column, QuerySpec, listing, optional
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
+from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
+from registry.api.serializers.users import (
     PasswordReqSerializer,
     UserCreationReqSerializer,
     UserGroupReqSerializer,
-    UserGroupSearchItemSerializer,
-    UserGroupSerializer,
     UserGroupUpdateSerializer,
     UserProfileSerializer,
     UserRespSerializer,
     UserSearchRespItemSerializer,
     UserSysAdminFlagSerializer,
 )
-from registry.errors import Forbidden, NotFound, PreconditionFailed
-from registry.ldap import ldap_mode
+from registry.errors import Forbidden, PreconditionFailed
 from registry.models import UserGroup
-
-User = get_user_model()
+from registry.services import usergroups, users
 
 USER_QUERY = QuerySpec(
     columns={
@@ -44,37 +41,25 @@ USER_QUERY = QuerySpec(
     },
     default_order=("username", "pk"),
 )
-
-
-def users():
-    return User.objects.filter(is_active=True).select_related("harbor_profile")
-
-
-def get_user(user_id: int):
-    user = users().filter(pk=user_id).first()
-    if user is None:
-        raise NotFound(f"user {user_id} not found")
-    return user
+USER_LISTING = listing(USER_QUERY)
 
 
 class UserListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUsers",
-        parameters=schema.LISTING,
+        parameters=USER_LISTING.parameters,
         responses=schema.responses(UserRespSerializer(many=True), 401, 403),
     )
     def get(self, request):
         require_sysadmin(request)
-        queryset = users()
         params = request.query_params
-        if params.get("username"):
-            queryset = queryset.filter(username__icontains=params["username"])
-        if params.get("email"):
-            queryset = queryset.filter(email__icontains=params["email"])
-        # Harbor leaves the built-in admin out unless the query asks for a user id.
-        if "user_id" not in (params.get("q") or ""):
-            queryset = queryset.exclude(pk=_builtin_admin_id())
-        return self.list_response(USER_QUERY.apply(queryset, params), UserRespSerializer)
+        queryset = selectors.user_list(
+            params.get("username", ""),
+            params.get("email", ""),
+            # Harbor lists the built-in admin only when the query asks for a user id.
+            with_admin="user_id" in (params.get("q") or ""),
+        )
+        return self.list_response(USER_LISTING.filter(queryset, params), UserRespSerializer)
 
     @extend_schema(
         operation_id="createUser",
@@ -82,17 +67,10 @@ class UserListView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 409, ok_status=201),
     )
     def post(self, request):
-        if configuration.get("auth_mode") != "db_auth":
-            raise Forbidden(
-                f"creating local user is not allowed under auth mode: "
-                f"{configuration.get('auth_mode')}"
-            )
-        if not access.is_sysadmin(request.user):
-            if configuration.get("self_registration"):
-                raise Forbidden("self-registration cannot be triggered via API")
-            require_sysadmin(request)
+        users.check_local_creation(by_sysadmin=access.is_sysadmin(request.user))
+        require_sysadmin(request)
         body = self.body(UserCreationReqSerializer)
-        user = services.create_user(
+        user = users.create_user(
             body["username"],
             body["email"],
             body["password"],
@@ -100,13 +78,6 @@ class UserListView(HarborViewMixin, APIView):
             comment=body.get("comment", ""),
         )
         return self.empty(201, f"{request.path.rstrip('/')}/{user.pk}")
-
-
-def _builtin_admin_id() -> int:
-    return (
-        User.objects.filter(is_superuser=True).order_by("pk").values_list("pk", flat=True).first()
-        or 0
-    )
 
 
 class CurrentUserView(HarborViewMixin, APIView):
@@ -118,7 +89,7 @@ class CurrentUserView(HarborViewMixin, APIView):
         require_login(request)
         if access.robot_of(request.user):
             raise PreconditionFailed("get current user not available for security context: robot")
-        return Response(UserRespSerializer(get_user(request.user.pk)).data)
+        return Response(UserRespSerializer(selectors.get_user(request.user.pk)).data)
 
 
 class UserSearchView(HarborViewMixin, APIView):
@@ -130,7 +101,7 @@ class UserSearchView(HarborViewMixin, APIView):
     def get(self, request):
         require_login(request)
         username = self.query_required("username")
-        matches = users().filter(username__icontains=username).order_by("username", "pk")
+        matches = selectors.user_search(username)
         size = self.paginator.get_page_size(request)
         # Harbor ignores `page` here: always the first page_size matches, with the full count.
         rows = list(matches[:size]) if size else list(matches)
@@ -144,7 +115,7 @@ class UserDetailView(HarborViewMixin, APIView):
         require_login(request)
         if request.user.pk != user_id and not access.is_sysadmin(request.user):
             raise Forbidden(request.user.get_username())
-        return get_user(user_id)
+        return selectors.get_user(user_id)
 
     @extend_schema(
         operation_id="getUser",
@@ -161,7 +132,7 @@ class UserDetailView(HarborViewMixin, APIView):
     def put(self, request, user_id):
         user = self.own_or_admin(request, user_id)
         body = self.body(UserProfileSerializer)
-        services.update_user_profile(
+        users.update_user_profile(
             user, body.get("email"), body.get("realname"), body.get("comment")
         )
         return self.empty()
@@ -172,10 +143,7 @@ class UserDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, user_id):
         require_sysadmin(request)
-        user = get_user(user_id)
-        if user.pk == request.user.pk:
-            raise Forbidden("can not delete yourself")
-        services.delete_user(user)
+        users.delete_user(selectors.get_user(user_id), actor=request.user)
         return self.empty()
 
 
@@ -190,17 +158,17 @@ class UserPasswordView(HarborViewMixin, APIView):
         by_admin = access.is_sysadmin(request.user)
         if request.user.pk != user_id and not by_admin:
             raise Forbidden(request.user.get_username())
-        user = get_user(user_id)
+        user = selectors.get_user(user_id)
         body = self.body(PasswordReqSerializer)
         own = request.user.pk == user_id
         if by_admin and not own:
-            services.change_password(user, body["new_password"], None, by_admin=True)
+            users.change_password(user, body["new_password"], None, by_admin=True)
             return self.empty()
         # The old password is a password check like a sign-in: throttled and counted the
         # same way, or a stolen session could guess the account's password at full speed.
         signin_throttle.check(request, user.get_username())
         try:
-            services.change_password(
+            users.change_password(
                 user, body["new_password"], body.get("old_password"), by_admin=False
             )
         except Forbidden:
@@ -217,40 +185,35 @@ class UserSysAdminView(HarborViewMixin, APIView):
     )
     def put(self, request, user_id):
         require_sysadmin(request)
-        user = get_user(user_id)
+        user = selectors.get_user(user_id)
         body = self.body(UserSysAdminFlagSerializer)
-        services.set_sysadmin(user, bool(body.get("sysadmin_flag")))
+        users.set_sysadmin(user, bool(body.get("sysadmin_flag")))
         return self.empty()
 
 
 # --- user groups ----------------------------------------------------------------------------
 
 
-def get_group(group_id: int) -> UserGroup:
-    group = UserGroup.objects.filter(pk=group_id).first()
-    if group is None:
-        raise NotFound(f"the user group with id {group_id} is not found")
-    return group
+# selectors.group_list's filters (ldap_group_dn counts in LDAP mode only).
+GROUP_FILTERS = QueryFilters(
+    {
+        **PAGING,
+        "ldap_group_dn": Param(parse=optional, default=""),
+        "group_name": Param(parse=optional, default=""),
+    }
+)
 
 
 class UserGroupListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUserGroups",
-        parameters=[*schema.PAGE, schema.query("ldap_group_dn"), schema.query("group_name")],
+        parameters=GROUP_FILTERS.parameters,
         responses=schema.responses(UserGroupSerializer(many=True), 401, 403),
     )
     def get(self, request):
         require_sysadmin(request)
-        queryset = UserGroup.objects.order_by("group_name", "pk")
-        mode = configuration.get("auth_mode")
-        if mode == "ldap_auth":
-            queryset = queryset.filter(group_type=UserGroup.GroupType.LDAP)
-            if request.query_params.get("ldap_group_dn"):
-                queryset = queryset.filter(ldap_group_dn=request.query_params["ldap_group_dn"])
-        elif mode == "http_auth":
-            queryset = queryset.filter(group_type=UserGroup.GroupType.HTTP)
-        if request.query_params.get("group_name"):
-            queryset = queryset.filter(group_name__icontains=request.query_params["group_name"])
+        filters = GROUP_FILTERS.parse(request.query_params, ("ldap_group_dn", "group_name"))
+        queryset = selectors.group_list(**filters)
         return self.list_response(queryset, UserGroupSerializer)
 
     @extend_schema(
@@ -261,10 +224,7 @@ class UserGroupListView(HarborViewMixin, APIView):
     def post(self, request):
         require_sysadmin(request)
         body = self.body(UserGroupReqSerializer)
-        if body.get("group_type") == UserGroup.GroupType.LDAP and ldap_mode():
-            # As Harbor: an LDAP group must exist in the directory.
-            ldap_onboarding.verify_group_dn(body.get("ldap_group_dn") or "")
-        group = services.create_user_group(
+        group = usergroups.create_user_group(
             body["group_name"],
             body.get("group_type") or UserGroup.GroupType.HTTP,
             body.get("ldap_group_dn") or "",
@@ -281,7 +241,7 @@ class UserGroupSearchView(HarborViewMixin, APIView):
     def get(self, request):
         require_login(request)
         name = self.query_required("groupname")
-        queryset = UserGroup.objects.filter(group_name__icontains=name).order_by("group_name", "pk")
+        queryset = selectors.group_search(name)
         return self.list_response(queryset, UserGroupSearchItemSerializer)
 
 
@@ -292,7 +252,7 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def get(self, request, group_id):
         require_sysadmin(request)
-        data = UserGroupSerializer(get_group(group_id)).data
+        data = UserGroupSerializer(selectors.get_group(group_id)).data
         # Harbor's single-group answer carries no id.
         data.pop("id", None)
         return Response(data)
@@ -304,9 +264,9 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def put(self, request, group_id):
         require_sysadmin(request)
-        group = get_group(group_id)
+        group = selectors.get_group(group_id)
         body = self.body(UserGroupUpdateSerializer)
-        services.rename_user_group(group, body["group_name"])
+        usergroups.rename_user_group(group, body["group_name"])
         return self.empty()
 
     @extend_schema(
@@ -315,5 +275,5 @@ class UserGroupDetailView(HarborViewMixin, APIView):
     )
     def delete(self, request, group_id):
         require_sysadmin(request)
-        get_group(group_id).delete()
+        selectors.get_group(group_id).delete()
         return self.empty()

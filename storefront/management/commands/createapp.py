@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from storefront import services
+from storefront.errors import Invalid
+from storefront.services import apps
 
 
 class Command(BaseCommand):
@@ -16,12 +17,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, name, redirect_uri, scopes, recurring_price, **options):
         try:
-            app = services.create_app(
+            app = apps.create_app(
                 name=name,
                 redirect_uri=redirect_uri,
                 scopes=[scope.strip() for scope in scopes.split(",") if scope.strip()],
                 recurring_price=recurring_price,
             )
-        except services.InvalidApp as error:
+        except Invalid as error:
             raise CommandError(str(error)) from error
         self.stdout.write(json.dumps({"app_id": app.pk, "client_secret": app.client_secret}))

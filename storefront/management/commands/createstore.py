@@ -3,7 +3,8 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from storefront import services
+from storefront.errors import Invalid
+from storefront.services import stores
 
 
 class Command(BaseCommand):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
             raise CommandError(f"no account named {owner!r}")
         codes = [code.strip() for code in languages.split(",") if code.strip()]
         try:
-            store = services.create_store(
+            store = stores.create_store(
                 owner=user,
                 name=name,
                 languages=codes,
@@ -31,6 +32,6 @@ class Command(BaseCommand):
                 currency=currency,
                 country=country,
             )
-        except services.InvalidStore as error:
+        except Invalid as error:
             raise CommandError(str(error)) from error
         self.stdout.write(json.dumps({"id": store.pk}))

@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from storefront import installations, suspension
+from storefront.errors import NotInstalled
+from storefront.services import installations
 
 
 class Command(BaseCommand):
@@ -15,6 +16,6 @@ class Command(BaseCommand):
     def handle(self, *args, store_id, app_id, **options):
         try:
             installations.uninstall(store_id, app_id)
-        except suspension.NotInstalled as error:
+        except NotInstalled as error:
             raise CommandError(str(error)) from error
         self.stdout.write(json.dumps({"store_id": store_id, "uninstalled_app": app_id}))

@@ -1,0 +1,125 @@
+"""Accounts of the code host: users created by an admin, API tokens and their
+scopes, and the namespace (Owner) of a signed-in user.
+"""
+
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+
+from codehost import names
+from codehost.errors import Forbidden, Invalid, Rejected
+from codehost.models import AccessToken, Owner, Visibility
+from codehost.signals import ensure_user_owner
+from config.auth import hash_token
+
+
+def create_user(
+    *,
+    username: str,
+    email: str,
+    password: str,
+    full_name: str = "",
+    visibility: str = "",
+    must_change_password: bool = True,
+) -> Owner:
+    names.check_user_name(username, "UserName")
+    if not password:
+        raise Rejected("PasswordIsRequired")
+    if len(password) < 8:
+        raise Rejected("PasswordIsRequired")
+    User = get_user_model()
+    if Owner.objects.filter(lower_name=username.lower()).exists():
+        raise Invalid(f"user already exists [name: {username}]")
+    if User.objects.filter(email__iexact=email).exists():
+        raise Invalid(f"e-mail already in use [email: {email}]")
+    try:
+        with transaction.atomic():
+            user = User(username=username, email=email)
+            user.set_password(password)
+            user.save()
+            owner = Owner.objects.get(user=user)
+            owner.full_name = full_name
+            owner.visibility = visibility or Visibility.PUBLIC
+            owner.must_change_password = must_change_password
+            owner.save()
+    except IntegrityError as exc:
+        raise Invalid(f"user already exists [name: {username}]") from exc
+    return owner
+
+
+SCOPE_CATEGORIES = [
+    "activitypub", "admin", "misc", "notification", "organization", "package", "issue",
+    "repository", "user",
+]  # fmt: skip
+
+
+PUBLIC_ONLY = "public-only"
+
+
+def normalize_scopes(scopes: list[str]) -> list[str]:
+    """Gitea's normalization: `all` swallows everything, write:X implies read:X."""
+    if not scopes:
+        raise Rejected("access token must have a scope")
+    wanted = set()
+    for raw in scopes:
+        for scope in str(raw).split(","):
+            scope = scope.strip()
+            if not scope:
+                continue
+            level, _, category = scope.partition(":")
+            valid = scope in ("all", PUBLIC_ONLY) or (
+                level in ("read", "write") and category in SCOPE_CATEGORIES
+            )
+            if not valid:
+                raise Rejected(f"invalid access token scope provided: {scope}")
+            wanted.add(scope)
+    if not wanted:
+        raise Rejected("access token must have a scope")
+    if "all" in wanted:
+        return sorted({"all"} | ({PUBLIC_ONLY} & wanted))
+    return sorted(s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted))
+
+
+def scopes_allow(scopes: list[str], categories: list[str], write: bool) -> bool:
+    if "all" in scopes:
+        return True
+    for category in categories:
+        needed = {f"write:{category}"} if write else {f"read:{category}", f"write:{category}"}
+        if not needed & set(scopes):
+            return False
+    return True
+
+
+def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
+    if not name:
+        raise Invalid("[Name]: Required")
+    normalized = normalize_scopes(scopes)
+    if AccessToken.objects.filter(user=user, name=name).exists():
+        raise Rejected("access token name has been used already")
+    raw = secrets.token_hex(20)
+    try:
+        with transaction.atomic():
+            token = AccessToken.objects.create(
+                user=user,
+                name=name,
+                token_hash=hash_token(raw),
+                token_last_eight=raw[-8:],
+                scopes=",".join(normalized),
+            )
+    except IntegrityError as exc:
+        raise Rejected("access token name has been used already") from exc
+    return token, raw
+
+
+def user_owner(user) -> Owner:
+    """The namespace of a signed-in Django user (free when authentication loaded it)."""
+    try:
+        owner = user.codehost_owner
+    except Owner.DoesNotExist:
+        owner = ensure_user_owner(user)
+    if owner is None:
+        raise Forbidden("this account has no code hosting namespace")
+    # Rendering the caller's own user object reads the account: it is this one.
+    owner.user = user
+    return owner

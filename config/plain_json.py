@@ -1,0 +1,35 @@
+"""JSON bodies of plain rows, encoded by orjson.
+
+DRF's JSONRenderer encodes through the standard library: a page of 200 store products
+(400 kB) took 13 ms of a 40 ms request. orjson writes the very bytes of DRF's compact,
+non-ASCII-preserving output for str, int, bool, None, dict and list, ten times faster;
+floats it spells differently (`1e-5` for `1e-05`). So a view opts in per response
+(`mark_plain`) when it built the body from those types only; every other response, an
+`indent` asked in Accept, and anything orjson refuses take DRF's way unchanged.
+"""
+
+import orjson
+from rest_framework.renderers import JSONRenderer
+
+
+def mark_plain(response):
+    """`response`'s data holds only str, int, bool, None, dict and list."""
+    response.plain_json = True
+    return response
+
+
+class PlainJSONRenderer(JSONRenderer):
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        response = (renderer_context or {}).get("response")
+        if (
+            data is None
+            or not getattr(response, "plain_json", False)
+            or self.get_indent(accepted_media_type, renderer_context or {}) is not None
+        ):
+            return super().render(data, accepted_media_type, renderer_context)
+        try:
+            body = orjson.dumps(data)
+        except TypeError:  # a huge integer, a key that is not a string
+            return super().render(data, accepted_media_type, renderer_context)
+        # As DRF: U+2028 and U+2029 escaped, so the body is also valid JavaScript.
+        return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")

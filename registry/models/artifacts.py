@@ -1,0 +1,113 @@
+"""Repositories, the artifacts pushed into them, their index references and tags."""
+
+from django.db import models
+
+from registry.models.projects import Project
+
+__all__ = ["Artifact", "ArtifactReference", "Repository", "Tag"]
+
+
+class Repository(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="repositories")
+    # The full name, "project/repo[/sub...]".
+    name = models.CharField(max_length=255, unique=True)
+    description = models.TextField(blank=True)
+    pull_count = models.BigIntegerField(default=0)
+    creation_time = models.DateTimeField(auto_now_add=True)
+    update_time = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-creation_time", "-id"]
+        verbose_name_plural = "repositories"
+        indexes = [
+            models.Index(fields=["project", "-creation_time", "-id"]),
+            models.Index(fields=["-creation_time", "-id"]),
+            models.Index(fields=["project", "name"]),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Artifact(models.Model):
+    class Type(models.TextChoices):
+        IMAGE = "IMAGE"
+        CHART = "CHART"
+        CNAB = "CNAB"
+        WASM = "WASM"
+        SBOM = "SBOM"
+        CNAI = "CNAI"
+        UNKNOWN = "UNKNOWN"
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="artifacts")
+    # Denormalised from the repository: q filters and quota sums go by project.
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="artifacts")
+    digest = models.CharField(max_length=255)
+    type = models.CharField(max_length=16, choices=Type.choices, default=Type.UNKNOWN)
+    media_type = models.CharField(max_length=255)
+    manifest_media_type = models.CharField(max_length=255)
+    artifact_type = models.CharField(max_length=255, blank=True)
+    size = models.BigIntegerField(default=0)
+    icon = models.CharField(max_length=255, blank=True)
+    push_time = models.DateTimeField()
+    pull_time = models.DateTimeField(null=True, blank=True)
+    extra_attrs = models.JSONField(null=True, blank=True)
+    annotations = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-push_time", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["repository", "digest"], name="registry_artifact_unique_digest"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["repository", "-push_time", "-id"]),
+            models.Index(fields=["project", "digest"]),
+            models.Index(fields=["digest"]),
+        ]
+
+    def __str__(self):
+        return f"{self.repository_id}@{self.digest}"
+
+
+class ArtifactReference(models.Model):
+    """A child manifest of an index (or manifest list), with its platform."""
+
+    parent = models.ForeignKey(Artifact, on_delete=models.CASCADE, related_name="references")
+    child = models.ForeignKey(
+        Artifact, on_delete=models.CASCADE, null=True, blank=True, related_name="referenced_by"
+    )
+    child_digest = models.CharField(max_length=255)
+    platform = models.JSONField(null=True, blank=True)
+    annotations = models.JSONField(null=True, blank=True)
+    urls = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["parent", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["parent", "child_digest"], name="registry_reference_unique_child"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.parent_id}->{self.child_digest}"
+
+
+class Tag(models.Model):
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="tags")
+    artifact = models.ForeignKey(Artifact, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=255)
+    push_time = models.DateTimeField()
+    pull_time = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-push_time", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["repository", "name"], name="registry_tag_unique_name")
+        ]
+        indexes = [models.Index(fields=["artifact", "-push_time", "-id"])]
+
+    def __str__(self):
+        return self.name

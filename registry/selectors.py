@@ -1,0 +1,167 @@
+"""Reads the API views share: querysets with Harbor's visibility and counting rules.
+
+No wire here: callers page, sort and render; a missing record is a domain NotFound.
+"""
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+
+from registry import access, configuration
+from registry.errors import NotFound
+from registry.ldap.client import LDAP_AUTH
+from registry.models import (
+    Artifact,
+    ArtifactReference,
+    Project,
+    ProjectMember,
+    Repository,
+    Role,
+    Tag,
+    UserGroup,
+)
+
+User = get_user_model()
+
+# --- projects -------------------------------------------------------------------------------
+
+
+def repo_count() -> Coalesce:
+    counts = (
+        Repository.objects.filter(project=OuterRef("pk"))
+        .order_by()
+        .values("project")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def project_list(user, name: str = "", public: bool | None = None, owner: str = ""):
+    """listProjects' filters: a name fragment, public or not, the owner's username."""
+    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
+    if name:
+        queryset = queryset.filter(name__icontains=name)
+    if public is not None:
+        queryset = queryset.filter(is_public=public)
+    if owner:
+        queryset = queryset.filter(owner__username=owner)
+    return queryset
+
+
+ROLE_COUNT_FIELDS = {
+    Role.PROJECT_ADMIN: "project_admin_count",
+    Role.MAINTAINER: "maintainer_count",
+    Role.DEVELOPER: "developer_count",
+    Role.GUEST: "guest_count",
+    Role.LIMITED_GUEST: "limited_guest_count",
+}
+
+
+def project_summary(user, project: Project) -> dict:
+    """Harbor's project summary: member counts only for who may list members, the quota
+    only while quotas are on and for who may read it."""
+    summary = {"repo_count": project.repositories.count()}
+    if access.can(user, project, "member:list"):
+        summary.update(
+            ProjectMember.objects.filter(project=project).aggregate(
+                **{
+                    field: Count("pk", filter=Q(role=role))
+                    for role, field in ROLE_COUNT_FIELDS.items()
+                }
+            )
+        )
+    if configuration.get("quota_per_project_enable") and access.can(user, project, "quota:read"):
+        summary["quota"] = {
+            "hard": {"storage": project.storage_limit},
+            "used": {"storage": project.storage_used},
+        }
+    return summary
+
+
+# --- repositories and artifacts -------------------------------------------------------------
+
+
+def default_base():
+    """Harbor's default artifact set: not the child of an index, or tagged.
+
+    The child test comes first: few artifacts are children, so PostgreSQL rarely needs
+    the tag probe (in the other order it probed the tags of every artifact)."""
+    tagged = Exists(Tag.objects.filter(artifact=OuterRef("pk")))
+    child = Exists(ArtifactReference.objects.filter(child=OuterRef("pk")))
+    return ~Q(child) | Q(tagged)
+
+
+def artifact_count() -> Coalesce:
+    counts = (
+        Artifact.objects.filter(default_base(), repository=OuterRef("pk"))
+        .order_by()
+        .values("repository")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+# --- users and groups -----------------------------------------------------------------------
+
+
+def active_users():
+    return User.objects.filter(is_active=True).select_related("harbor_profile")
+
+
+def get_user(user_id: int):
+    user = active_users().filter(pk=user_id).first()
+    if user is None:
+        raise NotFound(f"user {user_id} not found")
+    return user
+
+
+def builtin_admin_id() -> int:
+    return (
+        User.objects.filter(is_superuser=True).order_by("pk").values_list("pk", flat=True).first()
+        or 0
+    )
+
+
+def user_list(username: str = "", email: str = "", with_admin: bool = False):
+    """listUsers' filters. Harbor leaves the built-in admin out unless asked for."""
+    queryset = active_users()
+    if username:
+        queryset = queryset.filter(username__icontains=username)
+    if email:
+        queryset = queryset.filter(email__icontains=email)
+    if not with_admin:
+        queryset = queryset.exclude(pk=builtin_admin_id())
+    return queryset
+
+
+def user_search(username: str):
+    return active_users().filter(username__icontains=username).order_by("username", "pk")
+
+
+def get_group(group_id: int) -> UserGroup:
+    group = UserGroup.objects.filter(pk=group_id).first()
+    if group is None:
+        raise NotFound(f"the user group with id {group_id} is not found")
+    return group
+
+
+def group_list(ldap_group_dn: str = "", group_name: str = ""):
+    """The groups of the current auth mode, as Harbor lists them: LDAP groups (optionally
+    one DN) under ldap_auth, HTTP groups under http_auth, every group otherwise."""
+    queryset = UserGroup.objects.order_by("group_name", "pk")
+    mode = configuration.get("auth_mode")
+    if mode == LDAP_AUTH:
+        queryset = queryset.filter(group_type=UserGroup.GroupType.LDAP)
+        if ldap_group_dn:
+            queryset = queryset.filter(ldap_group_dn=ldap_group_dn)
+    elif mode == "http_auth":
+        queryset = queryset.filter(group_type=UserGroup.GroupType.HTTP)
+    if group_name:
+        queryset = queryset.filter(group_name__icontains=group_name)
+    return queryset
+
+
+def group_search(name: str):
+    return UserGroup.objects.filter(group_name__icontains=name).order_by("group_name", "pk")

@@ -1,0 +1,113 @@
+"""Products: created with their variants, images and categories, changed, deleted.
+
+Functions take validated plain data (see `storefront.api.serializers`), run in one
+transaction, and announce product events once committed. Rule violations raise
+`storefront.errors.Invalid`.
+"""
+
+from django.db import transaction
+
+from storefront import images as image_files
+from storefront.errors import Invalid
+from storefront.models import Product, ProductImage, Store, Variant
+from storefront.services import catalog, categories, events, images, variants
+
+MAX_PRODUCTS = 100_000
+
+PRODUCT_FLAGS = (
+    "published",
+    "free_shipping",
+    "requires_shipping",
+    "video_url",
+    "seo_title",
+    "seo_description",
+    "brand",
+    "tags",
+)
+
+
+def create_product(store: Store, data: dict) -> Product:
+    attributes = [catalog.filled(store, value) for value in data.get("attributes", [])]
+    new_variants = data.get("variants") or [{}]
+    new_images = data.get("images", [])
+    with transaction.atomic():
+        if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
+            raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
+        if len(new_variants) > variants.MAX_VARIANTS:
+            raise Invalid(
+                f"Product is not allowed to have more than {variants.MAX_VARIANTS} variants"
+            )
+        if len(new_images) > images.MAX_IMAGES:
+            raise Invalid(f"Product is not allowed to have more than {images.MAX_IMAGES} images")
+        chosen = categories.of_store(store, data.get("categories", []))
+        name = catalog.filled(store, data["name"])
+        product = Product(
+            store=store,
+            name=name,
+            description=catalog.filled(store, data.get("description")),
+            attributes=attributes,
+            seo_title=data.get("seo_title") or name[store.main_language][:70],
+        )
+        for field in PRODUCT_FLAGS:
+            if field in data and field != "seo_title":
+                setattr(product, field, data[field])
+        product.handle = catalog.unique_handles(
+            store, Product, catalog.filled(store, data.get("handle"), base=name)
+        )
+        product.save()
+        for position, image in enumerate(new_images, start=1):
+            ProductImage.objects.create(
+                product=product,
+                src=images.image_src(product, image),
+                position=image.get("position", position),
+                alt=image.get("alt", []),
+            )
+        seen: list[list] = []
+        for position, variant in enumerate(new_variants, start=1):
+            variants.check_variant(product, variant, seen)
+            variants.save_variant(Variant(product=product, position=position), variant, store)
+        product.categories.set(chosen)
+        events.emit(store.pk, "product/created", product.pk)
+    return product
+
+
+def update_product(product: Product, data: dict) -> Product:
+    store = product.store
+    with transaction.atomic():
+        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        for field in ("name", "description"):
+            if field in data:
+                setattr(
+                    product, field, catalog.filled(store, data[field], base=getattr(product, field))
+                )
+        if "handle" in data:
+            product.handle = catalog.unique_handles(
+                store,
+                Product,
+                catalog.filled(store, data["handle"], base=product.handle),
+                product.pk,
+            )
+        if "attributes" in data:
+            attributes = [catalog.filled(store, value) for value in data["attributes"]]
+            lengths = {len(values) for values in product.variants.values_list("values", flat=True)}
+            if lengths - {len(attributes)}:
+                raise Invalid(
+                    fields={"attributes": ["must have as many entries as each variant's values"]}
+                )
+            product.attributes = attributes
+        for field in PRODUCT_FLAGS:
+            if field in data:
+                setattr(product, field, data[field])
+        product.save()
+        if "categories" in data:
+            product.categories.set(categories.of_store(store, data["categories"]))
+        events.emit(store.pk, "product/updated", product.pk)
+    return product
+
+
+def delete_product(product: Product) -> None:
+    store_id, pk = product.store_id, product.pk
+    with transaction.atomic():
+        image_files.forget(store_id, list(product.images.values_list("src", flat=True)))
+        product.delete()
+        events.emit(store_id, "product/deleted", pk)

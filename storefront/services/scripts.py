@@ -1,0 +1,25 @@
+"""Scripts an app adds to its store's pages (each app sees and changes only its own)."""
+
+from storefront.models import App, Script, Store
+
+
+def create_script(store: Store, app: App, data: dict) -> Script:
+    return Script.objects.create(
+        store=store,
+        app=app,
+        src=data["src"],
+        event=data["event"],
+        where=data.get("where", "store"),
+    )
+
+
+def update_script(script: Script, data: dict) -> Script:
+    for field in ("src", "event", "where"):
+        if field in data:
+            setattr(script, field, data[field])
+    script.save()
+    return script
+
+
+def delete_script(script: Script) -> None:
+    script.delete()

@@ -1,0 +1,96 @@
+"""Webhooks an app registers in a store: the rules of their url, event and scope."""
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from config import outbound
+from storefront.errors import AlreadyExists, Invalid, ScopeMissing
+from storefront.models import EVENTS, Installation, Webhook
+
+# Host names Tiendanube refuses as webhook targets, besides localhost.
+REFUSED_DOMAINS = ("localhost", "tiendanube.com", "nuvemshop.com.br")
+# The scope an app needs to subscribe to an event, by the event's resource.
+EVENT_SCOPES = {
+    "product": ("read_products", "write_products"),
+    "category": ("read_products", "write_products"),
+    "order": ("read_orders", "write_orders"),
+}
+
+
+def _host_refused(host: str) -> bool:
+    """Refused names, and hosts resolving now to any local or private address (in any
+    spelling: 127.1, 2130706433, 0x7f000001, ::ffff:127.0.0.1, 0.0.0.0). A name that does
+    not resolve yet is accepted: every delivery checks the address again as resolved then."""
+    host = host.lower().rstrip(".")
+    if any(host == domain or host.endswith("." + domain) for domain in REFUSED_DOMAINS):
+        return True
+    if settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS:
+        return False
+    return not all(outbound.is_public(address) for address in outbound.resolve(host))
+
+
+def url_errors(url) -> list[str]:
+    if not isinstance(url, str) or not url.strip():
+        return ["can't be blank"]
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return ["invalid url specified"]
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 1000:
+        return ["invalid url specified"]
+    if parts.scheme != "https" and not settings.STOREFRONT_WEBHOOK_ALLOW_INSECURE:
+        return ["invalid url specified: webhooks must use https"]
+    if _host_refused(parts.hostname):
+        return ["invalid url specified: localhost and private addresses are not accepted"]
+    return []
+
+
+def event_errors(event) -> list[str]:
+    if not isinstance(event, str) or not event:
+        return ["can't be blank"]
+    if event not in EVENTS:
+        return ["Invalid event specified. Events allowed: " + ", ".join(EVENTS)]
+    return []
+
+
+def check_scope(installation: Installation, event: str) -> None:
+    needed = EVENT_SCOPES.get(event.split("/", 1)[0])
+    if needed and not (set(needed) & installation.scope_set):
+        raise ScopeMissing(f"The {event} event needs the {needed[0]} scope")
+
+
+def _validate(installation: Installation, url, event) -> None:
+    fields = {}
+    if errors := url_errors(url):
+        fields["url"] = errors
+    if errors := event_errors(event):
+        fields["event"] = errors
+    if fields:
+        raise Invalid(fields=fields)
+    check_scope(installation, event)
+
+
+def _save(webhook: Webhook) -> Webhook:
+    try:
+        with transaction.atomic():
+            webhook.save()
+    except IntegrityError as error:
+        raise AlreadyExists(
+            f"A webhook for {webhook.event} to this url already exists for the app"
+        ) from error
+    return webhook
+
+
+def create_webhook(installation: Installation, *, url, event) -> Webhook:
+    _validate(installation, url, event)
+    return _save(Webhook(installation=installation, url=url, event=event))
+
+
+def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:
+    webhook.url = webhook.url if url is None else url
+    webhook.event = webhook.event if event is None else event
+    _validate(webhook.installation, webhook.url, webhook.event)
+    return _save(webhook)
