@@ -146,7 +146,15 @@ def _held(upload: Upload):
                 "another request is writing to this upload", headers=upload_headers(upload)
             ) from exc
         upload.offset = staged.offset
-        yield staged
+        try:
+            yield staged
+        except storage.UploadBusy as exc:
+            # Its hold lapsed while it stalled and another request took the session.
+            raise RangeInvalid(
+                "another request is writing to this upload", headers=upload_headers(upload)
+            ) from exc
+        except storage.UploadGone as exc:
+            raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
 
 
 def receive_chunk(upload: Upload, stream, length: int | None, content_range: str) -> Upload:
@@ -177,12 +185,6 @@ def _append(upload: Upload, staged, stream, length: int | None, algorithm="sha25
         upload.offset = staged.append(stream, length, algorithm)
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    except storage.UploadGone as exc:
-        raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
-    except storage.UploadBusy as exc:
-        raise RangeInvalid(
-            "another request is writing to this upload", headers=upload_headers(upload)
-        ) from exc
 
 
 def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> None:
