@@ -1,6 +1,5 @@
 """Project members: users or groups holding a role in a project."""
 
-from django.contrib.auth import get_user_model
 from django.db.models import F, Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
@@ -16,13 +15,9 @@ from registry.api.serializers.projects import (
     ProjectMemberSerializer,
     RoleRequestSerializer,
 )
-from registry.errors import BadRequest, NotFound
-from registry.ldap import onboarding
-from registry.ldap.client import ldap_mode
-from registry.models import ProjectMember, UserGroup
+from registry.errors import NotFound
+from registry.models import ProjectMember
 from registry.services import audit, members
-
-User = get_user_model()
 
 
 def member_queryset(project):
@@ -32,44 +27,6 @@ def member_queryset(project):
         # Users first, then groups, on both databases (SQLite sorts NULLs first).
         .order_by(F("user__username").asc(nulls_last=True), "group__group_name", "pk")
     )
-
-
-def resolve_user(member_user: dict):
-    if member_user.get("user_id"):
-        user_id = member_user["user_id"]
-        user = User.objects.filter(pk=user_id).first()
-        if user is None:
-            raise BadRequest(f"Failed to get user {user_id}: user {user_id} not found")
-        return user
-    username = member_user.get("username")
-    if username:
-        # A known user, or under ldap_auth one onboarded from the directory.
-        return onboarding.user_for_member(username)
-    return None
-
-
-def resolve_group(member_group: dict):
-    if member_group.get("id"):
-        group = UserGroup.objects.filter(pk=member_group["id"]).first()
-        if group is None:
-            raise BadRequest(f"Failed to get user group {member_group['id']}: not found")
-        return group
-    dn = member_group.get("ldap_group_dn")
-    name = member_group.get("group_name")
-    if dn and ldap_mode():
-        # A known LDAP group, or one onboarded from the directory.
-        return onboarding.group_for_member(dn)
-    if dn or name:
-        groups = (
-            UserGroup.objects.filter(ldap_group_dn=dn)
-            if dn
-            else UserGroup.objects.filter(group_name=name)
-        )
-        group = groups.first()
-        if group is None:
-            raise NotFound(f"resource not found: group name:{name or ''}, group DN:{dn or ''}")
-        return group
-    return None
 
 
 def record_member(request, project, operation: str, member: ProjectMember | None) -> None:
@@ -119,8 +76,14 @@ class MemberListView(HarborViewMixin, APIView):
     def post(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "member:create")
         body = self.body(ProjectMemberSerializer)
-        user = resolve_user(body.get("member_user") or {})
-        group = None if user else resolve_group(body.get("member_group") or {})
+        wanted_user = body.get("member_user") or {}
+        user = members.member_user(wanted_user.get("user_id"), wanted_user.get("username"))
+        wanted = body.get("member_group") or {}
+        group = None
+        if user is None:
+            group = members.member_group(
+                wanted.get("id"), wanted.get("ldap_group_dn"), wanted.get("group_name")
+            )
         member = members.add_member(project, body.get("role_id") or 0, user=user, group=group)
         record_member(request, project, "create", member)
         return self.empty(201, f"{request.path.rstrip('/')}/{member.pk}")
