@@ -370,7 +370,7 @@ def credentials(kind: str, number: int, tokens: list[str]) -> dict:
     }[kind]()
 
 
-def drive(url: str, headers_for) -> dict:
+def drive(url: str, headers_for, requests_per_client: int = REQUESTS_PER_CLIENT) -> dict:
     latencies, failures = [], []
     lock = threading.Lock()
 
@@ -379,7 +379,7 @@ def drive(url: str, headers_for) -> dict:
         headers = headers_for(number)
         session.get(url, headers=headers)  # connection open, credentials cached
         barrier.wait()
-        for _ in range(REQUESTS_PER_CLIENT):
+        for _ in range(requests_per_client):
             began = time.perf_counter()
             response = session.get(url, headers=headers)
             elapsed = (time.perf_counter() - began) * 1000

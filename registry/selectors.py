@@ -37,14 +37,6 @@ def repo_count() -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def project_queryset(user):
-    """Projects the caller sees, with what a project record shows (one query each)."""
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
-    return queryset.select_related("owner").prefetch_related(
-        access.caller_memberships(user), "metadata"
-    )
-
-
 def project_list(user, name: str = "", public: bool | None = None, owner: str = ""):
     """listProjects' filters: a name fragment, public or not, the owner's username."""
     queryset = access.visible_projects(user).annotate(repo_count=repo_count())

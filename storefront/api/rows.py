@@ -12,6 +12,7 @@ import datetime
 import decimal
 import json
 from collections import defaultdict
+from functools import cache
 
 import orjson
 from django.core.exceptions import EmptyResultSet
@@ -313,18 +314,10 @@ def render_products(store, rows: list[dict]) -> list[dict]:
     languages = store.languages
     ids = [row["id"] for row in rows]
     variants = defaultdict(list)
-    for row in read(
-        Variant.objects.filter(product_id__in=ids)
-        .order_by("position", "id")
-        .values(*VARIANT_COLUMNS, **timed())
-    ):
+    for row in read(_variant_rows().filter(product_id__in=ids)):
         variants[row["product_id"]].append(variant_payload(row, languages))
     images = defaultdict(list)
-    for row in read(
-        ProductImage.objects.filter(product_id__in=ids)
-        .order_by("position", "id")
-        .values(*IMAGE_COLUMNS, **timed())
-    ):
+    for row in read(_image_rows().filter(product_id__in=ids)):
         images[row["product_id"]].append(image_payload(row))
     categories = _categories_by_product(ids, languages)
     return [
@@ -335,21 +328,37 @@ def render_products(store, rows: list[dict]) -> list[dict]:
     ]
 
 
+# The page's variants, images and category links are read by querysets built once per
+# process and only filtered per request: building a `.values()` of twenty columns and
+# formatted timestamps cost as much as running it.
+
+
+@cache
+def _variant_rows():
+    return Variant.objects.order_by("position", "id").values(*VARIANT_COLUMNS, **timed())
+
+
+@cache
+def _image_rows():
+    return ProductImage.objects.order_by("position", "id").values(*IMAGE_COLUMNS, **timed())
+
+
+@cache
+def _category_link_rows():
+    return Product.categories.through.objects.order_by("category_id").values(
+        "product_id",
+        "category_id",
+        **{column: Cast(f"category__{column}", TextField()) for column in I18N_COLUMNS},
+        parent_id=F("category__parent_id"),
+        google_shopping_category=F("category__google_shopping_category"),
+        **timed(prefix="category__"),
+    )
+
+
 def _categories_by_product(product_ids: list[int], languages: list[str]) -> dict[int, list]:
     """Full category objects of each product. The link rows repeat a category for every
     product in it: its i18n columns come as JSON text, decoded and rendered once."""
-    links = read(
-        Product.categories.through.objects.filter(product_id__in=product_ids)
-        .order_by("category_id")
-        .values(
-            "product_id",
-            "category_id",
-            **{column: Cast(f"category__{column}", TextField()) for column in I18N_COLUMNS},
-            parent_id=F("category__parent_id"),
-            google_shopping_category=F("category__google_shopping_category"),
-            **timed(prefix="category__"),
-        )
-    )
+    links = read(_category_link_rows().filter(product_id__in=product_ids))
     children = subcategories_of({link["category_id"] for link in links}) if links else {}
     rendered: dict[int, dict] = {}
     by_product = defaultdict(list)

@@ -13,6 +13,7 @@ record stays).
 
 import secrets
 from datetime import timedelta
+from functools import cache
 
 from django.conf import settings
 from django.db import transaction
@@ -80,12 +81,15 @@ def exchange_code(app: App, code: str) -> tuple[str, Installation]:
 
 
 def installation_for_token(token: str) -> Installation | None:
-    found = (
-        AccessToken.objects.select_related("installation__store__owner", "installation__app")
-        .filter(token_hash=hash_token(token))
-        .first()
-    )
-    return found.installation if found else None
+    found = _token_lookup().filter(token_hash=hash_token(token))[:1]
+    return found[0].installation if found else None
+
+
+@cache
+def _token_lookup():
+    """Every store API request runs this lookup: the joined queryset is built once per
+    process and only filtered per request. The hash is unique, so no ordering is needed."""
+    return AccessToken.objects.select_related("installation__store__owner", "installation__app")
 
 
 def uninstall(store_id: int, app_id: int) -> None:

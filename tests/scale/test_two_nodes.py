@@ -23,6 +23,7 @@ from storefront.models import Delivery, DeliveryAttempt
 from tests.codehost_migrations.conftest import GIT_ENV
 from tests.conftest import wait_until
 from tests.scale.cluster import ADMIN
+from tests.services.s3 import s3_client
 from tests.storefront.conftest import USER_AGENT
 from tests.storefront.factories import InstallationFactory, issue_token
 
@@ -55,18 +56,19 @@ def authed(url: str) -> str:
 
 
 def test_one_beat_sends_for_the_whole_deployment(nodes):
-    """Both nodes run beat: one holds the lease and sends, the other stands by."""
+    """Both nodes' workers run beat: one holds the lease and sends, the other stands by."""
 
     def settled():
-        holding = [n for n in nodes if "beat holds the lease" in n.log("beat")]
-        waiting = [n for n in nodes if "beat standing by" in n.log("beat")]
+        holding = [n for n in nodes if "beat holds the lease" in n.log("worker")]
+        waiting = [n for n in nodes if "beat standing by" in n.log("worker")]
         return len(holding) == 1 and len(waiting) >= 1 and (holding, waiting)
 
     (active,), _ = wait_until(settled, 90, message="one beat holding, one standing by")
     holder = redis.Redis.from_url(active.env["REDIS_URL"]).get(LEASE_KEY).decode()
-    assert int(holder.split(":")[1]) == active.processes["beat"].pid
+    # Beat runs in a child of the worker's main process.
+    assert int(holder.split(":")[1]) in active.worker_pids()
     standby = next(n for n in nodes if n is not active)
-    assert "Sending due task" not in standby.log("beat")
+    assert "Sending due task" not in standby.log("worker")
 
 
 def test_an_image_pushed_through_one_node_pulls_from_the_other(nodes, tmp_path, monkeypatch):
@@ -93,6 +95,10 @@ def test_an_image_pushed_through_one_node_pulls_from_the_other(nodes, tmp_path, 
     ).read_bytes()
     listed = admin_session().get(f"{b.url}/api/v2.0/projects/team/repositories/files/artifacts")
     assert [x["digest"] for x in listed.json()] == [pushed.headers["Docker-Content-Digest"]]
+    # The bytes are in the bucket, on neither node's disk.
+    stored = s3_client().list_objects_v2(Bucket=a.env["S3_BUCKET"], Prefix="registry/blobs/")
+    assert stored["KeyCount"] >= 3  # the file, the config, the manifest
+    assert not [path for node in nodes for path in node.data_dir.glob("registry*")]
 
 
 def test_a_repository_created_or_migrated_on_one_node_clones_from_the_other(nodes, tmp_path):
@@ -240,7 +246,7 @@ def test_a_webhook_is_delivered_once_per_attempt_with_both_workers_running(nodes
 
 
 def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_dies(nodes):
-    """A chunk lands on A, A dies (web, worker and beat, SIGKILL) while receiving the
+    """A chunk lands on A, A dies (web and worker, SIGKILL) while receiving the
     next one; B reports the session at the last whole chunk and completes it."""
     a, b = nodes
     session = admin_session()

@@ -13,13 +13,14 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import contains_exactly
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
-    ProjectSerializer,
+from registry.api.serializers.projects import project_records
+from registry.api.serializers.users import (
     SearchRepositorySerializer,
     SearchSerializer,
     StatisticSerializer,
     config_items,
 )
+from registry.api.views.projects import project_rows
 from registry.models import Project, ProjectMember, ProjectMetadata, Repository
 from registry.services import configuration as configuration_service
 
@@ -101,7 +102,7 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = selectors.project_queryset(user).filter(contains_exactly("name", term))
+        projects = selectors.project_list(user).filter(contains_exactly("name", term))
         projects = projects.order_by("name", "pk")
         visible = access.visible_projects(user).values("pk")
         repositories = (
@@ -110,10 +111,11 @@ class SearchView(HarborViewMixin, APIView):
             .annotate(artifact_count=selectors.artifact_count(), project_public=access_public())
             .order_by("name", "pk")
         )
-        context = self.serializer_context({"with_owner": False, "with_allowlist": False})
+        # Harbor's search shows projects without owner_name and without allowlist contents.
+        rows = list(project_rows(projects, with_owner=False))
         return Response(
             {
-                "project": ProjectSerializer(projects, many=True, context=context).data,
+                "project": project_records(rows, user, True, owner=False, allowlist=False),
                 "repository": SearchRepositorySerializer(repositories, many=True).data,
             }
         )
