@@ -46,7 +46,7 @@ CLIENT_PASSWORD = "Passw0rd1"
 ACCOUNTS = f"""
 import json
 from django.contrib.auth import get_user_model
-from codehost.services import create_token
+from codehost.services.accounts import create_token
 from storefront import services as storefront
 from storefront.models import AccessToken, Installation
 from config.auth import hash_token
