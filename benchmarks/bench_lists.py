@@ -46,8 +46,8 @@ CLIENT_PASSWORD = "Passw0rd1"
 ACCOUNTS = f"""
 import json
 from django.contrib.auth import get_user_model
-from codehost.services import create_token
-from storefront import services as storefront
+from codehost.services.accounts import create_token
+from storefront.services import apps, stores
 from storefront.models import AccessToken, Installation
 from config.auth import hash_token
 
@@ -55,9 +55,9 @@ User = get_user_model()
 users = [User.objects.create_user(f"client{{n}}", f"c{{n}}@example.com", "{CLIENT_PASSWORD}")
          for n in range({CLIENTS})]
 tokens = [create_token(user, "bench", ["all"])[1] for user in users]
-store = storefront.create_store(owner=users[0], name="Bench", languages=["es", "pt"],
+store = stores.create_store(owner=users[0], name="Bench", languages=["es", "pt"],
                                 main_language="es", currency="ARS", country="AR")
-app = storefront.create_app(name="Bench", redirect_uri="https://bench.example/cb",
+app = apps.create_app(name="Bench", redirect_uri="https://bench.example/cb",
                             scopes=["read_products", "write_products", "write_scripts",
                                     "read_content", "write_content"])
 installation = Installation.objects.create(store=store, app=app, scopes=app.scopes)
@@ -470,6 +470,8 @@ def run() -> None:
             backend_rows, footprint = measure(backend, env)
             rows += backend_rows
             footprints.append(footprint)
+            print_table(f"{backend} (machine load {os.getloadavg()[0]:.1f})", backend_rows)
+            print_table(f"{backend} footprint", [footprint])
     print_table(
         f"list endpoints, {CLIENTS} clients x {REQUESTS_PER_CLIENT} requests, "
         f"`manage.py serve` (ms; machine load {load_before:.1f} -> {os.getloadavg()[0]:.1f})",
