@@ -31,7 +31,7 @@ import json, secrets
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
-from codehost import services as codehost
+from codehost.services import orgs
 from codehost.models import AccessToken, Owner, Repository as CodeRepository
 from config.auth import hash_token
 from registry.models import Artifact, Project, ProjectMember, ProjectMetadata, Repository, Tag
@@ -66,7 +66,7 @@ user = get_user_model().objects.create_user("coder", "coder@example.com", "Passw
 me = Owner.objects.get(user=user)
 words = ["quartz", "falcon", "ember", "harbor", "nimbus", "cobalt", "willow", "tundra"]
 for o in range(ORGS):
-    org = codehost.create_org(me, codehost.OrgOptions(username=f"org{{o:03d}}"))
+    org = orgs.create_org(me, orgs.OrgOptions(username=f"org{{o:03d}}"))
     names = [f"{{words[n % 8]}}-service-{{n:05d}}" for n in range(o, CODE_REPOS, ORGS)]
     CodeRepository.objects.bulk_create(
         [CodeRepository(owner=org, name=name, lower_name=name,
@@ -146,6 +146,7 @@ def run() -> None:
         for size in SETS:
             with backend_env(backend) as env:
                 measured[size] = measure(backend, env, size)
+                print(f"{backend} {size}: {json.dumps(measured[size])}", flush=True)
         for path, small in measured["small"].items():
             medium = measured["medium"][path]
             ratio = medium["p95"] / small["p95"]

@@ -31,9 +31,13 @@ def when_ready(server):
     collections never write to the pages it shares with the master and its siblings."""
     import gc
 
+    from django.db import connections
     from django.urls import get_resolver
 
     _ = get_resolver().url_patterns  # imports every view module before the freeze
+    # Nothing the workers inherit may be a live connection (none is opened at import;
+    # this keeps it so).
+    connections.close_all()
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)

@@ -19,7 +19,7 @@ from tests.registry_oci.conftest import sha256
 from tests.services.web import gunicorn
 
 NAME = "team/app"
-pytestmark = pytest.mark.both_storages
+pytestmark = pytest.mark.both_storages(s3_backend="postgres")
 
 
 def web_server(log_path: Path, blob_storage=None):

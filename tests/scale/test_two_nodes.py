@@ -266,17 +266,17 @@ def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_di
     )
     assert patched.status_code == 202, patched.text
 
-    sent_some = threading.Event()
+    sent_some, test_over = threading.Event(), threading.Event()
 
     def slow_body():
         yield second[:100_000]
         sent_some.set()
-        time.sleep(30)  # A dies meanwhile
+        test_over.wait(30)  # A dies meanwhile
         yield second[100_000:]
 
     def doomed_patch():
         with contextlib.suppress(requests.RequestException):
-            session.patch(
+            admin_session().patch(
                 a.url + location,
                 data=slow_body(),
                 headers={
@@ -288,9 +288,12 @@ def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_di
 
     sender = threading.Thread(target=doomed_patch, daemon=True)
     sender.start()
-    assert sent_some.wait(30)
-    time.sleep(0.5)  # the node has read part of the body
-    a.kill()
+    try:
+        assert sent_some.wait(30)
+        time.sleep(0.5)  # the node has read part of the body
+        a.kill()
+    finally:
+        test_over.set()
 
     def status_on_b():
         response = session.get(b.url + location)

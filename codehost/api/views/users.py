@@ -36,11 +36,10 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, Invalid, NotFound
+from codehost.errors import Forbidden, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
 from codehost.services import accounts, blocks, repositories, stars
 from codehost.services import orgs as org_service
-from config import account_deletion
 
 
 class AdminViewMixin(GiteaViewMixin):
@@ -83,17 +82,7 @@ class AdminUserView(AdminViewMixin, APIView):
 
     @extend_schema(tags=["admin"], operation_id="adminDeleteUser", responses={204: None})
     def delete(self, request, username):
-        owner = Owner.objects.filter(lower_name=username.lower()).first()
-        if owner is None:
-            raise NotFound(f"user does not exist [name: {username}]")
-        if owner.is_organization:
-            raise Invalid(f"{owner.name} is an organization not a user")
-        if owner.user_id == request.user.pk:
-            raise Invalid("you cannot delete yourself")
-        try:
-            account_deletion.delete_account(owner.user)
-        except account_deletion.AccountStillOwns as error:
-            raise Invalid(str(error)) from error
+        accounts.delete_user(request.user, username)
         return Response(status=204)
 
 
