@@ -94,11 +94,27 @@ def check_storage() -> str | None:
     return None
 
 
+# The probes are anonymous and each storage check writes to the storages (objects in a
+# bucket, on S3): a process checks them at most this often and answers from the last check.
+STORAGE_CHECK_SECONDS = 10.0
+_last_storage_check: tuple[float, str | None] = (float("-inf"), None)
+
+
+def check_storage_recently() -> str | None:
+    global _last_storage_check
+    checked_at, error = _last_storage_check
+    now = time.monotonic()
+    if now - checked_at >= STORAGE_CHECK_SECONDS:
+        error = check_storage()
+        _last_storage_check = (now, error)
+    return error
+
+
 # What a web process needs to answer requests; the worker heartbeat is not among them (a
 # web node serves without a worker of its own, and the heartbeat waits seconds).
 READINESS = {
     "database": check_database,
     "cache": check_cache,
     "broker": check_broker,
-    "storage": check_storage,
+    "storage": check_storage_recently,
 }

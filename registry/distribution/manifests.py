@@ -30,7 +30,8 @@ from registry.services import artifacts, audit, quota
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 # Image configs are read for `extra_attrs`; anything bigger is not an image config.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
-TAG_SHAPE = re.compile(r"^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$")
+# \Z, not $: "$" also matches before a final newline, which no tag may hold.
+TAG_SHAPE = re.compile(r"^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}\Z")
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 OCI_INDEX = "application/vnd.oci.image.index.v1+json"

@@ -5,6 +5,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from config import health
 from tests.services.servers import free_port
 from tests.services.web import gunicorn
 
@@ -67,6 +68,25 @@ def test_readiness_reports_database_cache_broker_and_storage(client):
     # A probe leaves no file behind in either storage.
     assert not list((Path(settings.DATA_DIR) / "registry").glob("health/*"))
     assert not list(Path(settings.MEDIA_ROOT).glob("health/*"))
+
+
+@pytest.mark.django_db
+def test_anonymous_probes_write_to_the_storages_at_most_once_per_interval(client, monkeypatch):
+    """Each storage check writes (objects in a bucket, on S3); the probes are anonymous, so
+    a caller repeating them must not turn into a stream of writes."""
+    written = []
+    check = health.check_storage
+    monkeypatch.setattr(health, "check_storage", lambda: written.append(1) or check())
+    monkeypatch.setattr(health, "_last_storage_check", (float("-inf"), None))
+    # Harbor's health waits seconds for a worker heartbeat: an interval the loop cannot pass.
+    monkeypatch.setattr(health, "STORAGE_CHECK_SECONDS", 3600.0)
+    for _ in range(5):
+        assert client.get("/readyz").status_code == 200
+        assert client.get("/api/v2.0/health").status_code == 200
+    assert len(written) == 1
+    monkeypatch.setattr(health, "STORAGE_CHECK_SECONDS", 0.0)
+    client.get("/readyz")
+    assert len(written) == 2
 
 
 def test_a_web_process_cut_off_from_its_components_is_live_but_not_ready(tmp_path):

@@ -504,3 +504,20 @@ def test_lists_take_a_constant_number_of_queries(reg, owner, admin, django_asser
     with django_assert_max_num_queries(8):
         referrers = client.get(f"/v2/team/app/referrers/{digest}", **as_user(owner.username))
     assert len(referrers.json()["manifests"]) == 6
+
+
+def test_a_tag_ending_in_a_newline_is_refused(reg):
+    """A tag is [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127} and nothing else: a final newline (which
+    a `$` in the pattern would let through) is not part of any tag."""
+    reg.push_image("team/app", "v1")
+    manifest = reg.request("GET", "/v2/team/app/manifests/v1", headers={"Accept": OCI_MANIFEST})
+    pushed = reg.request(
+        "PUT",
+        "/v2/team/app/manifests/latest%0A",
+        data=manifest.content,
+        headers={"Content-Type": OCI_MANIFEST},
+    )
+    assert pushed.status_code == 400, pushed.text
+    assert error_code(pushed) == "MANIFEST_INVALID"
+    assert list(Tag.objects.values_list("name", flat=True)) == ["v1"]
+    assert reg.request("GET", "/v2/team/app/manifests/latest%0A").status_code == 404

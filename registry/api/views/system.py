@@ -31,7 +31,7 @@ HEALTH_COMPONENTS = {
     "jobservice": health.check_worker,
     "portal": lambda: None,
     "redis": health.check_cache,
-    "registry": health.check_storage,
+    "registry": health.check_storage_recently,
     "registryctl": lambda: None,
 }
 
