@@ -323,9 +323,15 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / ticks
 
 
-def server_pids(base: str) -> list[int]:
-    """gunicorn master and worker processes of the server at `base`."""
-    return worker_pids(int(base.rsplit(":", 1)[1]))
+def server_pids(base: str, workers: int = 3) -> list[int]:
+    """gunicorn master and worker processes of the server at `base`. The master answers
+    before it has forked its workers (it loads the app first): wait for them."""
+    deadline = time.monotonic() + 60
+    while True:
+        pids = worker_pids(int(base.rsplit(":", 1)[1]))
+        if len(pids) > workers or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.1)
 
 
 def worker_pids(master_port: int) -> list[int]:

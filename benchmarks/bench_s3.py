@@ -6,7 +6,8 @@ the S3 figures say what our side costs plus moto's own, not what AWS or Ceph wou
 A third row pulls through the pre-signed redirect (REGISTRY_S3_REDIRECT): the bytes then
 come from the S3 server, not through the web process. The last row is boto3 straight to
 the S3 server (a multipart upload in the same 8 MiB parts, a GET): the ceiling moto sets.
-Rounds alternate between the servers so that the machine's load hits all alike.
+Rounds alternate between the servers so that the machine's load hits all alike. Last,
+the S3 server's web processes' memory while 1 GiB is pushed (as bench_oci measures it).
 """
 
 import contextlib
@@ -21,6 +22,7 @@ import requests
 from benchmarks.bench_oci import (
     ADMIN,
     PeakRss,
+    big_upload_memory,
     blob_source,
     pull_blob,
     push_blob,
@@ -123,7 +125,7 @@ def run() -> None:
                 pull_blob(opened, base, digest, size)
             sampling = contextlib.ExitStack()
             samplers = {
-                label: sampling.enter_context(PeakRss(server_pids(base)))
+                label: sampling.enter_context(PeakRss(server_pids(base, workers=2)))
                 for label, (base, _) in targets.items()
             }
             for _ in range(ROUNDS):
@@ -134,6 +136,7 @@ def run() -> None:
                     pulls[label].append(pull_blob(opened, base, digest, size))
                 pulls[direct].append(direct_pull(client, bucket))
             sampling.close()
+            memory = big_upload_memory(s3)
         rows = [
             {
                 "storage": label,
@@ -150,3 +153,4 @@ def run() -> None:
             f"blob push (POST + PUT) and pull, {BLOB_MIB} MiB, {ROUNDS} rounds, gunicorn 2x4 each",
             rows,
         )
+        print_table("web process memory during a 1 GiB upload to S3 (per process)", memory)

@@ -44,7 +44,16 @@ def secret_key(directory: Path) -> str:
     if not key_file.exists():
         from django.utils.crypto import get_random_string
 
-        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Processes starting together on a new DATA_DIR each write a whole key aside and
+        # link it into place: the first link wins, and nobody reads a half-written key.
+        draft = directory / f".secret_key.{os.getpid()}"
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(get_random_string(64))
+        try:
+            os.link(draft, key_file)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
     return key_file.read_text().strip()

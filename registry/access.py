@@ -1,6 +1,6 @@
 """Who may see and do what: project visibility and Harbor's role matrix (harbor.md §6)."""
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from registry.ldap import signin
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
@@ -144,16 +144,6 @@ def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
         return queryset if "*" in ids else queryset.filter(Q(is_public=True) | Q(pk__in=ids))
     member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
-
-
-def caller_memberships(user) -> Prefetch:
-    """Prefetch of the caller's member rows onto each project, as `caller_members`."""
-    queryset = (
-        ProjectMember.objects.filter(membership_filter(user))
-        if user.is_authenticated
-        else ProjectMember.objects.none()
-    )
-    return Prefetch("members", queryset=queryset, to_attr="caller_members")
 
 
 def roles_of(user, project: Project) -> list[int]:

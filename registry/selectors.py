@@ -4,7 +4,7 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from registry import access, configuration
@@ -35,14 +35,6 @@ def repo_count() -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
-
-
-def project_queryset(user):
-    """Projects the caller sees, with what a project record shows (one query each)."""
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
-    return queryset.select_related("owner").prefetch_related(
-        access.caller_memberships(user), "metadata"
-    )
 
 
 def project_list(user, name: str = "", public: bool | None = None, owner: str = ""):
@@ -85,6 +77,41 @@ def project_summary(user, project: Project) -> dict:
             "used": {"storage": project.storage_used},
         }
     return summary
+
+
+# --- statistics -----------------------------------------------------------------------------
+
+
+def statistics(user) -> dict:
+    """Harbor's statistics: public projects and repositories for everyone; the private ones
+    the caller is a member of, or, for a system admin, all of them and the storage used."""
+    projects = Project.objects.annotate(is_public=access.public_exists())
+    public = projects.filter(is_public=True)
+    stats = {
+        "public_project_count": public.count(),
+        "public_repo_count": Repository.objects.filter(project__in=public.values("pk")).count(),
+        "total_project_count": 0,
+        "total_repo_count": 0,
+        "total_storage_consumption": 0,
+    }
+    if access.is_sysadmin(user):
+        stats["total_project_count"] = projects.count()
+        stats["total_repo_count"] = Repository.objects.count()
+        stats["private_project_count"] = (
+            stats["total_project_count"] - stats["public_project_count"]
+        )
+        stats["private_repo_count"] = stats["total_repo_count"] - stats["public_repo_count"]
+        stats["total_storage_consumption"] = (
+            Project.objects.aggregate(total=Sum("storage_used"))["total"] or 0
+        )
+    else:
+        member = ProjectMember.objects.filter(access.membership_filter(user))
+        private = projects.filter(is_public=False, pk__in=member.values("project"))
+        stats["private_project_count"] = private.count()
+        stats["private_repo_count"] = Repository.objects.filter(
+            project__in=private.values("pk")
+        ).count()
+    return stats
 
 
 # --- repositories and artifacts -------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from codehost.api.serializers import (
+from codehost.api.serializers.fields import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,

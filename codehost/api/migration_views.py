@@ -11,7 +11,7 @@ from codehost import tasks
 from codehost.api.base import GiteaViewMixin
 from codehost.api.migration_serializers import MigrateRepoOptionsSerializer, binding_error
 from codehost.api.schema import GiteaErrorSerializer
-from codehost.api.serializers import RepositorySerializer
+from codehost.api.serializers.repos import REPOSITORY
 from codehost.api.views.common import render_repo, visible_repo
 from codehost.errors import Invalid
 from codehost.services import migrations, mirrors
@@ -34,7 +34,7 @@ class MigrateRepositoryView(GiteaViewMixin, APIView):
         # Error answers (401, 403, 409, 422...) are added by the service's schema class;
         # 429 and 503 (with Retry-After) are the caps on migrations in flight.
         responses={
-            201: RepositorySerializer,
+            201: REPOSITORY.serializer,
             429: GiteaErrorSerializer,
             500: GiteaErrorSerializer,
             503: GiteaErrorSerializer,

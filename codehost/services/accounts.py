@@ -8,9 +8,10 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from codehost import names
-from codehost.errors import Forbidden, Invalid, Rejected
+from codehost.errors import Forbidden, Invalid, NotFound, Rejected
 from codehost.models import AccessToken, Owner, Visibility
 from codehost.signals import ensure_user_owner
+from config import account_deletion
 from config.auth import hash_token
 
 
@@ -123,3 +124,19 @@ def user_owner(user) -> Owner:
     # Rendering the caller's own user object reads the account: it is this one.
     owner.user = user
     return owner
+
+
+def delete_user(doer, username: str) -> None:
+    """An admin deletes an account from all three services; refused while it still owns
+    something anywhere (config.account_deletion asks each app)."""
+    owner = Owner.objects.filter(lower_name=username.lower()).first()
+    if owner is None:
+        raise NotFound(f"user does not exist [name: {username}]")
+    if owner.is_organization:
+        raise Invalid(f"{owner.name} is an organization not a user")
+    if owner.user_id == doer.pk:
+        raise Invalid("you cannot delete yourself")
+    try:
+        account_deletion.delete_account(owner.user)
+    except account_deletion.AccountStillOwns as error:
+        raise Invalid(str(error)) from error

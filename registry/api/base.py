@@ -54,13 +54,8 @@ class HarborViewMixin(ServiceViewMixin):
 
     def query_bool(self, name: str, default: bool) -> bool:
         raw = self.request.query_params.get(name)
-        if raw is None or raw == "":
-            return default
-        if raw.lower() in validation.CONVERT_BOOL_TRUE:
-            return True
-        if raw.lower() in validation.CONVERT_BOOL_FALSE:
-            return False
-        raise validation_failure(name, "query", f'must be of type bool: "{raw}"')
+        value = None if raw is None else harbor_bool(name, raw)
+        return default if value is None else value
 
     def query_required(self, name: str) -> str:
         value = self.request.query_params.get(name)
@@ -108,6 +103,17 @@ class HarborViewMixin(ServiceViewMixin):
 
     def serializer_context(self, extra: dict | None = None) -> dict:
         return {"request": self.request, **(extra or {})}
+
+
+def harbor_bool(name: str, raw: str) -> bool | None:
+    """A query bool as go-swagger binds it (an empty value is no value)."""
+    if raw == "":
+        return None
+    if raw.lower() in validation.CONVERT_BOOL_TRUE:
+        return True
+    if raw.lower() in validation.CONVERT_BOOL_FALSE:
+        return False
+    raise validation_failure(name, "query", f'must be of type bool: "{raw}"')
 
 
 def _first(problems) -> str:

@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import StrIndex
 from django.db.models.lookups import GreaterThan
 
+from config.filters import Param, QueryFilters
 from config.limits import INT64_MAX, INT64_MIN
 from registry.errors import BadRequest
 
@@ -221,6 +222,27 @@ class QuerySpec:
             return queryset.order_by(*self.default_order)
         return queryset.order_by(*fields, *self.default_order)
 
-    def apply(self, queryset: QuerySet, params) -> QuerySet:
-        queryset = self.filter(queryset, params.get("q"))
-        return self.order(queryset, params.get("sort"))
+
+def optional(name: str, raw: str) -> str | None:
+    """A text parameter; go-swagger binds an empty optional value as no value."""
+    return raw or None
+
+
+# Read by the paginator; declared here for the schema.
+PAGING = {
+    "page": Param({"type": "integer", "format": "int64", "default": 1}),
+    "page_size": Param({"type": "integer", "format": "int64", "default": 10, "maximum": 100}),
+}
+
+
+def listing(spec: QuerySpec, **own: Param) -> QueryFilters:
+    """A list endpoint's query parameters: its own filters, then `q` and `sort` over
+    `spec`, then paging."""
+    return QueryFilters(
+        {
+            **own,
+            "q": Param({"type": "string", "pattern": f"^{Q_PATTERN}$"}, apply=spec.filter),
+            "sort": Param(str, default="", apply=spec.order),
+            **PAGING,
+        }
+    )

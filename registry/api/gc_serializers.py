@@ -5,7 +5,7 @@ import json
 
 from rest_framework import serializers
 
-from registry.api.serializers import HarborTimeField, go_swagger, harbor_time
+from registry.api.serializers.fields import HarborTimeField, go_swagger, harbor_time
 from registry.gc.models import GCExecution, GCSchedule
 from registry.gc.services import JOB_NAME
 

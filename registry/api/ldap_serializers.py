@@ -4,12 +4,8 @@ LdapPingResult, LdapUser, LdapImportUsers, LdapFailedImportUser, UserGroup)."""
 from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
-from registry.api.serializers import (
-    StrictBooleanField,
-    StrictCharField,
-    StrictIntegerField,
-    UserGroupSerializer,
-)
+from registry.api.serializers.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from registry.api.serializers.projects import UserGroupSerializer
 
 
 class UidField(StrictCharField):

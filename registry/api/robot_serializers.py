@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from registry.api.serializers import HarborSerializer, HarborTimeField, _out
+from registry.api.serializers.fields import HarborSerializer, HarborTimeField, _out
 from registry.services import robots
 
 

@@ -4,8 +4,9 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
-from registry.api.filters import Q_PATTERN
-from registry.api.serializers import ErrorsSerializer
+from config.filters import QueryFilters
+from registry.api.filters import PAGING
+from registry.api.serializers.fields import ErrorsSerializer
 from registry.services.metadata import BOOL_METADATA
 
 
@@ -50,11 +51,7 @@ def header(name: str, kind=OpenApiTypes.STR, description: str = ""):
     return OpenApiParameter(name, kind, OpenApiParameter.HEADER, False, description)
 
 
-PAGE = [
-    query("page", {"type": "integer", "format": "int64", "default": 1}),
-    query("page_size", {"type": "integer", "format": "int64", "default": 10, "maximum": 100}),
-]
-LISTING = [query("q", {"type": "string", "pattern": f"^{Q_PATTERN}$"}), query("sort"), *PAGE]
+PAGE = QueryFilters(PAGING).parameters
 
 BOOL_META = {"type": "string", "enum": ["true", "false"]}
 # Body of POST/PUT metadata: exactly one known key with a valid value (harbor.md §12).

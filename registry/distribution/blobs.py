@@ -84,13 +84,19 @@ def unlink(repository_name: str, digest: str) -> None:
     RepositoryBlob.objects.filter(repository_name=repository_name, blob=blob).delete()
 
 
-def _add_to_project(repository_name: str, digest: str, size: int, store) -> None:
-    """Charge the project for a blob new to it (403 past its limit), then `store()` it."""
+def _add_to_project(
+    repository_name: str, digest: str, size: int, store, check_only: bool = False
+) -> None:
+    """Charge the project for a blob new to it (403 past its limit), then `store()` it;
+    `check_only`: only the early refusal, nothing charged or stored."""
     project = auth.project_named(auth.project_name_of(repository_name))
     if project is None:
         raise NameUnknown(detail={"name": repository_name})
     try:
-        quota.add_blob(project, digest, size, store)
+        if check_only:
+            quota.check_blob(project, digest, size)
+        else:
+            quota.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
         raise Denied(exc.message) from exc
 
@@ -146,7 +152,15 @@ def _held(upload: Upload):
                 "another request is writing to this upload", headers=upload_headers(upload)
             ) from exc
         upload.offset = staged.offset
-        yield staged
+        try:
+            yield staged
+        except storage.UploadBusy as exc:
+            # Its hold lapsed while it stalled and another request took the session.
+            raise RangeInvalid(
+                "another request is writing to this upload", headers=upload_headers(upload)
+            ) from exc
+        except storage.UploadGone as exc:
+            raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
 
 
 def receive_chunk(upload: Upload, stream, length: int | None, content_range: str) -> Upload:
@@ -177,12 +191,6 @@ def _append(upload: Upload, staged, stream, length: int | None, algorithm="sha25
         upload.offset = staged.append(stream, length, algorithm)
     except ConnectionError as exc:
         raise SizeInvalid("request body shorter than its Content-Length") from exc
-    except storage.UploadGone as exc:
-        raise BlobUploadUnknown(detail={"uuid": str(upload.id)}) from exc
-    except storage.UploadBusy as exc:
-        raise RangeInvalid(
-            "another request is writing to this upload", headers=upload_headers(upload)
-        ) from exc
 
 
 def finish_upload(upload: Upload, digest: str, stream=None, length: int | None = None) -> None:
@@ -200,16 +208,21 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
         if staged.size() != upload.offset or staged.digest(algorithm) != digest:
             cancel_upload(upload)
             raise DigestInvalid(detail={"digest": digest})
+        _add_to_project(upload.repository_name, digest, upload.offset, None, check_only=True)
         staged.prepare(digest)
-
-        def store():
-            # The row first, locked until the charge commits: garbage collection then
-            # keeps the file promote finds (or removed both before we got the row).
-            blob = touch(digest, upload.offset)
-            staged.promote(digest)
-            link(upload.repository_name, blob)
-
-        _add_to_project(upload.repository_name, digest, upload.offset, store)
+        # Outside any transaction: on S3 promoting is a copy request to the service, and no
+        # HTTP call runs inside one. The row's renewed update_time, committed first, keeps
+        # garbage collection away from the file until the charge has linked it (a sweep
+        # that held the row already removed both: touch creates it afresh). A blob the
+        # charge then refuses stays unlinked and goes at the next collection.
+        blob = touch(digest, upload.offset)
+        staged.promote(digest)
+        _add_to_project(
+            upload.repository_name,
+            digest,
+            upload.offset,
+            lambda: link(upload.repository_name, blob),
+        )
         # The staging goes after the charge committed (on S3: requests to the service).
         storage.discard_upload_file(upload.id)
         upload.delete()

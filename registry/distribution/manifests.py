@@ -1,4 +1,5 @@
-"""Manifests: validation, push (through registry.services.artifacts), resolution, delete, referrers.
+"""Manifests: validation, push (through registry.services.artifacts), delete, referrers
+(reading them: `manifest_reads`).
 
 Manifest bytes are stored as blobs at their digest; the registry's artifact and tag
 records say which manifests a repository holds.
@@ -8,10 +9,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
 
-from registry.distribution import auth, blobs, digests, manifest_cache, pulls, storage, usage
+from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
     DigestInvalid,
@@ -49,17 +49,6 @@ FOREIGN_LAYERS = (
     "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
     "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
 )
-
-
-@dataclass
-class Found:
-    repository_id: int
-    repository_name: str
-    project_id: int
-    artifact_id: int
-    tag: str | None
-    digest: str
-    media_type: str
 
 
 @dataclass
@@ -338,80 +327,6 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
         quota.check_quota(project, size)
     except QuotaExceeded as exc:
         raise Denied(exc.message) from exc
-
-
-def resolve(repository_name: str, reference: str) -> Found:
-    """The manifest a tag or digest names in the repository: one indexed query (the unique
-    repository name, then the unique tag or digest in it) when it exists."""
-    if digests.looks_like_digest(reference):
-        digests.parse(reference)
-        tag, query = None, RESOLVE_DIGEST
-    else:
-        tag, query = reference, RESOLVE_TAG
-    with connection.cursor() as cursor:
-        cursor.execute(query, [repository_name, reference])
-        row = cursor.fetchone()
-    if row is None:
-        if not Repository.objects.filter(name=repository_name).exists():
-            raise NameUnknown(detail={"name": repository_name})
-        raise ManifestUnknown(detail={"reference": reference})
-    artifact_id, project_id, repository_id, digest, media_type = row
-    return Found(
-        repository_id=repository_id,
-        repository_name=repository_name,
-        project_id=project_id,
-        artifact_id=artifact_id,
-        tag=tag,
-        digest=digest,
-        media_type=media_type,
-    )
-
-
-_RESOLVED = (
-    f"SELECT a.id, a.project_id, a.repository_id, a.digest, a.manifest_media_type"
-    f" FROM {Repository._meta.db_table} r"
-)
-RESOLVE_TAG = (
-    f"{_RESOLVED} JOIN {Tag._meta.db_table} t ON t.repository_id = r.id"
-    f" JOIN {Artifact._meta.db_table} a ON a.id = t.artifact_id"
-    " WHERE r.name = %s AND t.name = %s"
-)
-RESOLVE_DIGEST = (
-    f"{_RESOLVED} JOIN {Artifact._meta.db_table} a ON a.repository_id = r.id"
-    " WHERE r.name = %s AND a.digest = %s"
-)
-
-
-def content(found: Found) -> bytes:
-    """The manifest's bytes; their length is its size (no database round trip)."""
-    return manifest_cache.get(found.digest, _read)
-
-
-def size(found: Found) -> int:
-    return len(content(found))
-
-
-def _read(digest: str) -> bytes:
-    try:
-        return storage.read_bytes(digest)
-    except FileNotFoundError as exc:
-        raise ManifestUnknown(detail={"digest": digest}) from exc
-
-
-def record_pull(found: Found, username: str) -> None:
-    """Queued: the response does not wait for the records (see `pulls`)."""
-    pulls.record(
-        pulls.Pull(
-            project_id=found.project_id,
-            repository_id=found.repository_id,
-            repository_name=found.repository_name,
-            artifact_id=found.artifact_id,
-            digest=found.digest,
-            tag=found.tag,
-            username=username,
-            time=timezone.now(),
-        )
-    )
 
 
 def delete(repository_name: str, reference: str, username: str) -> None:

@@ -217,12 +217,13 @@ class _ObjectUpload:
         that promoting is one copy inside the service."""
         if len(self.segments) > 1 and not _exists(_key(storage.blob_path(digest))):
             joined = f"joined-{uuid.uuid4().hex[:12]}"
-            _compose(self.upload_id, self.segments, _staging(self.upload_id) + joined)
+            _compose(self.upload_id, self.segments, _staging(self.upload_id) + joined, self._renew)
             self.segments = [(joined, self.offset)]
 
     def promote(self, digest: str) -> None:
-        """Copy the verified bytes to the blob's address (under the blob row's lock, as the
-        filesystem's rename); the staging goes once the charge has committed."""
+        """Copy the verified bytes to the blob's address (one request to the service, made
+        outside any transaction once the blob's row is renewed); the staging goes once the
+        charge has committed."""
         target = _key(storage.blob_path(digest))
         if not _exists(target):
             _compose(self.upload_id, self.segments, target)
@@ -294,40 +295,43 @@ def _write(key: str, chunks, hasher, renew) -> int:
 MAX_COPY = 5 * 1024**3
 
 
-def _compose(upload_id, segments: list, target: str) -> None:
+def _compose(upload_id, segments: list, target: str, renew=lambda: None) -> None:
     """The segments' bytes, in order, as the object `target`: copied inside the service when
-    every segment but the last is large enough to be a multipart part, else streamed through
-    this process in parts (memory holds two parts)."""
+    every piece but the last can be a multipart part (5 MiB to 5 GiB), else streamed through
+    this process in parts (memory holds two parts). `renew` keeps the session's lease."""
     client, bucket = _bucket()
     prefix = _staging(upload_id)
     sources = [(prefix + name, size) for name, size in segments]
+    if not sources:
+        client.put_object(Bucket=bucket, Key=target, Body=b"")
+        return
     if len(sources) == 1 and sources[0][1] <= MAX_COPY:
         client.copy_object(
             Bucket=bucket, Key=target, CopySource={"Bucket": bucket, "Key": sources[0][0]}
         )
         return
-    if not sources:
-        client.put_object(Bucket=bucket, Key=target, Body=b"")
-        return
-    if any(size < MIN_PART_SIZE for _, size in sources[:-1]):
-        _write(target, _segment_chunks(sources), None, lambda: None)
+    pieces = [
+        (key, first, min(first + MAX_COPY, size) - 1)
+        for key, size in sources
+        for first in range(0, size, MAX_COPY)
+    ]
+    if any(last - first + 1 < MIN_PART_SIZE for _, first, last in pieces[:-1]):
+        _write(target, _segment_chunks(sources), None, renew)
         return
     upload = client.create_multipart_upload(Bucket=bucket, Key=target)["UploadId"]
     try:
         parts = []
-        for key, size in sources:
-            for first in range(0, max(size, 1), MAX_COPY):
-                last = min(first + MAX_COPY, size) - 1
-                number = len(parts) + 1
-                answer = client.upload_part_copy(
-                    Bucket=bucket,
-                    Key=target,
-                    UploadId=upload,
-                    PartNumber=number,
-                    CopySource={"Bucket": bucket, "Key": key},
-                    CopySourceRange=f"bytes={first}-{last}",
-                )
-                parts.append({"PartNumber": number, "ETag": answer["CopyPartResult"]["ETag"]})
+        for number, (key, first, last) in enumerate(pieces, start=1):
+            answer = client.upload_part_copy(
+                Bucket=bucket,
+                Key=target,
+                UploadId=upload,
+                PartNumber=number,
+                CopySource={"Bucket": bucket, "Key": key},
+                CopySourceRange=f"bytes={first}-{last}",
+            )
+            parts.append({"PartNumber": number, "ETag": answer["CopyPartResult"]["ETag"]})
+            renew()
         client.complete_multipart_upload(
             Bucket=bucket, Key=target, UploadId=upload, MultipartUpload={"Parts": parts}
         )

@@ -18,6 +18,7 @@ from registry.distribution import (
     blobs,
     digests,
     listing,
+    manifest_reads,
     manifests,
     socket_body,
     storage,
@@ -253,15 +254,15 @@ class UploadView(DistributionView):
 class ManifestView(DistributionView):
     def get(self, request, name, reference):
         auth.require(self.caller, name, "pull")
-        found = manifests.resolve(name, reference)
-        content = manifests.content(found)
-        manifests.record_pull(found, self.caller.username)
+        found = manifest_reads.resolve(name, reference)
+        content = manifest_reads.content(found)
+        manifest_reads.record_pull(found, self.caller.username)
         return self._manifest_response(found, content, len(content))
 
     def head(self, request, name, reference):
         auth.require(self.caller, name, "pull")
-        found = manifests.resolve(name, reference)
-        return self._manifest_response(found, b"", manifests.size(found))
+        found = manifest_reads.resolve(name, reference)
+        return self._manifest_response(found, b"", manifest_reads.size(found))
 
     def _manifest_response(self, found, content: bytes, size: int) -> HttpResponse:
         response = HttpResponse(content, content_type=found.media_type)

@@ -1,10 +1,50 @@
 """Project members: users or groups holding a role in a project."""
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from registry.errors import BadRequest, Conflict
+from registry.errors import BadRequest, Conflict, NotFound
+from registry.ldap import onboarding
+from registry.ldap.client import ldap_mode
 from registry.models import Project, ProjectMember, Role, UserGroup
+
+
+def member_user(user_id: int | None, username: str | None):
+    """The account a new member designates, by id or else by username; None when neither
+    is given. Runs before add_member's transaction: it may ask the directory."""
+    if user_id:
+        user = get_user_model().objects.filter(pk=user_id).first()
+        if user is None:
+            raise BadRequest(f"Failed to get user {user_id}: user {user_id} not found")
+        return user
+    if username:
+        # A known user, or under ldap_auth one onboarded from the directory.
+        return onboarding.user_for_member(username)
+    return None
+
+
+def member_group(group_id: int | None, dn: str | None, name: str | None) -> UserGroup | None:
+    """The group a new member designates, by id, LDAP DN or name; None when none is given."""
+    if group_id:
+        group = UserGroup.objects.filter(pk=group_id).first()
+        if group is None:
+            raise BadRequest(f"Failed to get user group {group_id}: not found")
+        return group
+    if dn and ldap_mode():
+        # A known LDAP group, or one onboarded from the directory.
+        return onboarding.group_for_member(dn)
+    if dn or name:
+        groups = (
+            UserGroup.objects.filter(ldap_group_dn=dn)
+            if dn
+            else UserGroup.objects.filter(group_name=name)
+        )
+        group = groups.first()
+        if group is None:
+            raise NotFound(f"resource not found: group name:{name or ''}, group DN:{dn or ''}")
+        return group
+    return None
 
 
 def _check_role(role: int) -> None:

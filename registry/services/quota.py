@@ -49,10 +49,17 @@ def add_blob(project: Project, digest: str, size: int, store) -> None:
     # concurrent charges see each other's usage.
     Project.objects.filter(pk=project.pk).update(storage_used=F("storage_used"))
     project = Project.objects.get(pk=project.pk)
-    if not usage.held_by_project(project.name, digest):
-        check_quota(project, size)
+    check_blob(project, digest, size)
     store()
     account(project)
+
+
+def check_blob(project: Project, digest: str, size: int) -> None:
+    """QuotaExceeded when the blob is new to the project and would take it past its limit.
+    Without add_blob's lock it is an early answer only (the bytes are not moved for a push
+    that is refused already); add_blob checks again under the lock."""
+    if not usage.held_by_project(project.name, digest):
+        check_quota(project, size)
 
 
 def check_quota(project: Project, extra_bytes: int) -> None:

@@ -10,19 +10,21 @@ from rest_framework.response import Response
 from config.plain_json import mark_plain
 from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
-from storefront.api.serializers import (
+from storefront.api.serializers.catalog import (
     CategorySerializer,
     CategoryWriteSerializer,
     ProductImageSerializer,
     ProductImageWriteSerializer,
     ProductSerializer,
     ProductWriteSerializer,
-    ScriptSerializer,
-    ScriptWriteSerializer,
     StockChangeSerializer,
-    StoreSerializer,
     VariantSerializer,
     VariantWriteSerializer,
+)
+from storefront.api.serializers.store import (
+    ScriptSerializer,
+    ScriptWriteSerializer,
+    StoreSerializer,
 )
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
 from storefront.services import categories, images, products, scripts, variants

@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from storefront.api.filters import TimeFilters
-from storefront.api.serializers import BLANK, TimestampField
+from storefront.api.serializers.fields import BLANK, TimestampField
 from storefront.models import EVENTS, Webhook
 from storefront.services import webhooks
 

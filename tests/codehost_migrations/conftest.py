@@ -103,4 +103,9 @@ def alice_client(alice) -> APIClient:
 
 
 def files_under(root: Path) -> list[Path]:
-    return sorted(root.rglob("*")) if root.exists() else []
+    # The worker may remove a directory while it is being listed: list it again.
+    while True:
+        try:
+            return sorted(root.rglob("*")) if root.exists() else []
+        except FileNotFoundError:
+            continue

@@ -313,7 +313,12 @@ def test_a_worker_killed_mid_migration_leaves_no_repository_behind(
     assert task.status == MigrationTask.Status.FAILED
     assert task.error == "the migration worker stopped before finishing"
     wait_until(lambda: not clone_processes(port), 10, message="git to die with its worker")
-    assert files_under(clean_git_root) in ([], [clean_git_root / ".migrating"])
+    # The redelivered task tells the caller first, then removes the staging clone.
+    wait_until(
+        lambda: files_under(clean_git_root) in ([], [clean_git_root / ".migrating"]),
+        10,
+        message="the staging clone to go",
+    )
 
 
 def test_a_migration_past_the_wait_fails_and_is_cleaned_up_when_git_ends(

@@ -1,6 +1,6 @@
-"""The listings render rows straight from query rows (registry.api.records), the one-object
-endpoints through the serializers: as in Harbor, a list item is the same record as the
-one-object answer for it, byte for byte."""
+"""The listings render records from query rows (registry.api.serializers), a page at a time;
+as in Harbor, a list item is the same record as the one-object answer for it, byte for
+byte."""
 
 import json
 

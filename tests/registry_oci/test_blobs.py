@@ -7,9 +7,8 @@ import pytest
 from registry.distribution import storage
 from tests.registry_oci.conftest import sha256
 
-pytestmark = pytest.mark.both_storages
 
-
+@pytest.mark.both_storages
 def test_monolithic_upload_then_head_and_get(reg, blob_storage):
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
     assert started.status_code == 202
@@ -55,6 +54,7 @@ def test_sha512_digest_is_verified(reg):
     assert reg.request("GET", f"/v2/team/app/blobs/{digest}").content == data
 
 
+@pytest.mark.both_storages
 def test_chunked_upload_with_status_and_out_of_order_chunk(reg):
     data = bytes(range(256)) * 40
     first, second, last = data[:4000], data[4000:9000], data[9000:]
@@ -93,6 +93,7 @@ def test_chunked_upload_with_status_and_out_of_order_chunk(reg):
     assert reg.request("GET", f"/v2/team/app/blobs/{sha256(data)}").content == data
 
 
+@pytest.mark.both_storages
 def test_upload_resumes_without_the_process_that_started_it(reg, monkeypatch):
     """Upload state is in the database and a staged file: a restarted server finishes it."""
     data = b"resumable " * 500
@@ -108,6 +109,7 @@ def test_upload_resumes_without_the_process_that_started_it(reg, monkeypatch):
     assert done.status_code == 201
 
 
+@pytest.mark.both_storages
 def test_digest_mismatch_is_refused_and_leaves_nothing_visible(reg, blob_storage):
     started = reg.request("POST", "/v2/team/app/blobs/uploads/")
     upload_id = started.headers["Docker-Upload-UUID"]
@@ -132,6 +134,7 @@ def test_malformed_digest_is_digest_invalid(reg):
     assert response.json()["errors"][0]["code"] == "DIGEST_INVALID"
 
 
+@pytest.mark.both_storages
 def test_cancelled_upload_is_unknown(reg):
     location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
     assert reg.request("DELETE", location).status_code == 204
@@ -140,6 +143,7 @@ def test_cancelled_upload_is_unknown(reg):
     assert response.json()["errors"][0]["code"] == "BLOB_UPLOAD_UNKNOWN"
 
 
+@pytest.mark.both_storages
 def test_range_requests(reg):
     data = b"0123456789"
     digest = reg.upload("team/app", data)
@@ -157,6 +161,7 @@ def test_range_requests(reg):
     assert outside.headers["Content-Range"] == "bytes */10"
 
 
+@pytest.mark.both_storages
 def test_cross_repository_mount(reg):
     digest = reg.upload("team/source", b"shared layer")
     mounted = reg.request(
@@ -200,6 +205,7 @@ def test_blob_delete(reg):
     assert again.json()["errors"][0]["code"] == "BLOB_UNKNOWN"
 
 
+@pytest.mark.both_storages
 def test_abandoned_uploads_are_purged(reg, blob_storage):
     from datetime import timedelta
 
@@ -217,6 +223,7 @@ def test_abandoned_uploads_are_purged(reg, blob_storage):
     assert reg.request("GET", location).status_code == 404
 
 
+@pytest.mark.both_storages
 def test_body_shorter_than_its_content_length_is_size_invalid(reg):
     """A client that stops sending: 400 SIZE_INVALID, and the upload stays where it was."""
     import base64
@@ -245,6 +252,7 @@ def test_body_shorter_than_its_content_length_is_size_invalid(reg):
     assert reg.request("GET", location).headers["Range"] == "0-4"
 
 
+@pytest.mark.both_storages
 def test_empty_chunks_and_the_empty_blob(reg):
     location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
     nothing = reg.request("PATCH", location, data=b"")

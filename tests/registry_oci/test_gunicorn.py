@@ -19,19 +19,20 @@ from tests.registry_oci.conftest import sha256
 from tests.services.web import gunicorn
 
 NAME = "team/app"
-pytestmark = pytest.mark.both_storages
+pytestmark = pytest.mark.both_storages(s3_backend="postgres")
 
 
-def web_server(log_path: Path, blob_storage):
-    """gunicorn (one worker) on the test database and the test's blob storage; yields
-    (base URL, process). On S3 a killed server's hold on a session lapses in 2 s."""
+def web_server(log_path: Path, blob_storage=None):
+    """gunicorn (one worker) on the test database and the test's blob storage (default: the
+    filesystem); yields (base URL, process). On S3 a killed server's hold on a session lapses
+    in 2 s."""
     return gunicorn(
         database_url(),
         log_path,
         workers=1,
         threads=2,
         REGISTRY_S3_UPLOAD_LEASE_SECONDS=2,
-        **blob_storage.env,
+        **(blob_storage.env if blob_storage is not None else {}),
     )
 
 

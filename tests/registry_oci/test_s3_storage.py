@@ -159,7 +159,7 @@ def test_health_checks_the_bucket(s3_storage, settings):
     assert "storage not writable" in health.check_storage()
 
 
-def test_a_request_whose_lease_went_to_another_keeps_nothing(s3_storage, db):
+def test_a_request_whose_lease_went_to_another_keeps_nothing(s3_storage, transactional_db):
     """A request that stalled past its lease while another took the session: its bytes are
     not recorded (416 for it), the other's state stands."""
     import io
@@ -174,45 +174,3 @@ def test_a_request_whose_lease_went_to_another_keeps_nothing(s3_storage, db):
     upload.refresh_from_db()
     assert (upload.offset, upload.segments) == (0, [])
     assert objects(s3_storage["S3_BUCKET"], "registry/_uploads/") == {}
-
-
-def test_an_upload_goes_on_across_nodes_that_share_only_the_database_and_bucket(
-    project, s3_storage, tmp_path, settings
-):
-    """Two gunicorn servers, each with a DATA_DIR of its own: chunks alternate between them,
-    the closing PUT reaches one, the pull the other."""
-    from registry.distribution import token
-    from tests.conftest import database_url
-    from tests.services.web import gunicorn
-
-    granted = [token.Scope("repository", "team/app", frozenset({"pull", "push"}))]
-    bearer = {"Authorization": f"Bearer {token.issue('owner', granted)['token']}"}
-    data = os.urandom(3 * MIB + 5)
-    nodes = []
-    for name in ("a", "b"):
-        (tmp_path / name).mkdir()
-        env = {**s3_storage, "DATA_DIR": str(tmp_path / name), "SECRET_KEY": settings.SECRET_KEY}
-        nodes.append(gunicorn(database_url(), tmp_path / f"{name}.log", 1, 2, **env))
-    with nodes[0] as (first, _), nodes[1] as (second, _):
-        location = requests.post(f"{first}/v2/team/app/blobs/uploads/", headers=bearer).headers[
-            "Location"
-        ]
-        offset = 0
-        for number, size in enumerate((MIB, MIB, MIB)):
-            base = (first, second)[number % 2]
-            answer = requests.patch(
-                base + location,
-                data=data[offset : offset + size],
-                headers={**bearer, "Content-Range": f"{offset}-{offset + size - 1}"},
-            )
-            assert answer.status_code == 202, answer.text
-            location, offset = answer.headers["Location"], offset + size
-        done = requests.put(
-            second + location, params={"digest": sha256(data)}, data=data[offset:], headers=bearer
-        )
-        assert done.status_code == 201, done.text
-        pulled = requests.get(f"{first}/v2/team/app/blobs/{sha256(data)}", headers=bearer)
-        assert pulled.content == data
-    for name in ("a", "b"):
-        assert not (tmp_path / name / "registry").exists()
-        assert not (tmp_path / name / "registry-uploads").exists()

@@ -1,11 +1,11 @@
 """Two complete nodes of one deployment, started as README "Running at scale" says.
 
-Each node has its own local directory (`DATA_DIR`) and runs the three processes of the
-recipe: gunicorn, a Celery worker and Celery beat. They share only a PostgreSQL database,
-Redis, the object storage and the git root: a database and a Redis database of their own
-on the test servers, apart from the other tests' (whose Celery worker must not take
-these nodes' tasks). `release()` is the once-per-deploy step (migrate, admin account) run
-before any node starts.
+Each node has its own local directory (`DATA_DIR`) and runs the two processes of the
+recipe: gunicorn, and a Celery worker with beat inside. They share only a PostgreSQL
+database, Redis, the object storage (a bucket of the test S3 server) and the git root:
+a database and a Redis database of their own on the test servers, apart from the other
+tests' (whose Celery worker must not take these nodes' tasks). `release()` is the
+once-per-deploy step (migrate, admin account) run before any node starts.
 """
 
 import contextlib
@@ -24,25 +24,18 @@ import requests
 from django.db import connections
 
 from tests.conftest import ROOT, wait_until
+from tests.services.s3 import s3_settings_env
 from tests.services.servers import free_port
 
 BIN = Path(sys.executable).parent
 ADMIN = ("admin", "scale-admin-password")
 
 
-def shared_storage_env(shared: Path) -> dict:
-    """Where every node keeps registry blobs, uploads in progress and store images: the
-    one place the harness chooses its storage."""
-    storage = shared / "storage"
-    storage.mkdir(exist_ok=True)
-    return {"SHARED_STORAGE_DIR": str(storage)}
-
-
-def link_shared_storage(data_dir: Path, env: dict) -> None:
-    for name in ("registry", "registry-uploads", "media"):
-        target = Path(env["SHARED_STORAGE_DIR"]) / name
-        target.mkdir(exist_ok=True)
-        (data_dir / name).symlink_to(target)
+def storage_env() -> dict:
+    """Where every node keeps registry blobs, uploads in progress and store images (the
+    one place the harness chooses its storage): a fresh bucket of the test S3 server. An
+    upload's hold by a request on a node that died lapses after 3 s instead of 30."""
+    return {**s3_settings_env(), "REGISTRY_S3_UPLOAD_LEASE_SECONDS": "3"}
 
 
 def deployment_env(database_url: str, redis_url: str, shared: Path) -> dict:
@@ -55,7 +48,7 @@ def deployment_env(database_url: str, redis_url: str, shared: Path) -> dict:
         "CELERY_BROKER_URL": redis_url,
         "SECRET_KEY": "scale-test-secret-key-shared-by-every-node",
         "CODEHOST_GIT_ROOT": str(git_root),
-        **shared_storage_env(shared),
+        **storage_env(),
         # Test stand-ins on loopback: webhook receivers, migration sources; quick retries.
         "STOREFRONT_WEBHOOK_ALLOW_INSECURE": "true",
         "STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS": "true",
@@ -132,7 +125,7 @@ class Node:
         return f"127.0.0.1:{self.port}"
 
     def commands(self) -> dict[str, list[str]]:
-        """The node's three processes, as the README lists them."""
+        """The node's two processes, as the README lists them: the worker runs beat too."""
         return {
             "web": [
                 str(BIN / "gunicorn"),
@@ -147,6 +140,9 @@ class Node:
                 "-A",
                 "config",
                 "worker",
+                "-B",
+                "--schedule",
+                str(self.data_dir / "celerybeat-schedule"),
                 "-Q",
                 "default,git,webhooks",
                 "-n",
@@ -155,16 +151,6 @@ class Node:
                 "2",
                 "--without-gossip",
                 "--without-mingle",
-                "--loglevel",
-                "INFO",
-            ],
-            "beat": [
-                str(BIN / "celery"),
-                "-A",
-                "config",
-                "beat",
-                "--schedule",
-                str(self.data_dir / "celerybeat-schedule"),
                 "--loglevel",
                 "INFO",
             ],
@@ -191,9 +177,7 @@ class Node:
         }
 
     def start(self) -> None:
-        if not self.data_dir.exists():
-            self.data_dir.mkdir(parents=True)
-            link_shared_storage(self.data_dir, self.env)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         environment = self.process_env()
         for name, argv in self.commands().items():
             process = self.processes.get(name)

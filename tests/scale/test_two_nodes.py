@@ -23,6 +23,7 @@ from storefront.models import Delivery, DeliveryAttempt
 from tests.codehost_migrations.conftest import GIT_ENV
 from tests.conftest import wait_until
 from tests.scale.cluster import ADMIN
+from tests.services.s3 import s3_client
 from tests.storefront.conftest import USER_AGENT
 from tests.storefront.factories import InstallationFactory, issue_token
 
@@ -55,18 +56,19 @@ def authed(url: str) -> str:
 
 
 def test_one_beat_sends_for_the_whole_deployment(nodes):
-    """Both nodes run beat: one holds the lease and sends, the other stands by."""
+    """Both nodes' workers run beat: one holds the lease and sends, the other stands by."""
 
     def settled():
-        holding = [n for n in nodes if "beat holds the lease" in n.log("beat")]
-        waiting = [n for n in nodes if "beat standing by" in n.log("beat")]
+        holding = [n for n in nodes if "beat holds the lease" in n.log("worker")]
+        waiting = [n for n in nodes if "beat standing by" in n.log("worker")]
         return len(holding) == 1 and len(waiting) >= 1 and (holding, waiting)
 
     (active,), _ = wait_until(settled, 90, message="one beat holding, one standing by")
     holder = redis.Redis.from_url(active.env["REDIS_URL"]).get(LEASE_KEY).decode()
-    assert int(holder.split(":")[1]) == active.processes["beat"].pid
+    # Beat runs in a child of the worker's main process.
+    assert int(holder.split(":")[1]) in active.worker_pids()
     standby = next(n for n in nodes if n is not active)
-    assert "Sending due task" not in standby.log("beat")
+    assert "Sending due task" not in standby.log("worker")
 
 
 def test_an_image_pushed_through_one_node_pulls_from_the_other(nodes, tmp_path, monkeypatch):
@@ -93,6 +95,10 @@ def test_an_image_pushed_through_one_node_pulls_from_the_other(nodes, tmp_path, 
     ).read_bytes()
     listed = admin_session().get(f"{b.url}/api/v2.0/projects/team/repositories/files/artifacts")
     assert [x["digest"] for x in listed.json()] == [pushed.headers["Docker-Content-Digest"]]
+    # The bytes are in the bucket, on neither node's disk.
+    stored = s3_client().list_objects_v2(Bucket=a.env["S3_BUCKET"], Prefix="registry/blobs/")
+    assert stored["KeyCount"] >= 3  # the file, the config, the manifest
+    assert not [path for node in nodes for path in node.data_dir.glob("registry*")]
 
 
 def test_a_repository_created_or_migrated_on_one_node_clones_from_the_other(nodes, tmp_path):
@@ -240,7 +246,7 @@ def test_a_webhook_is_delivered_once_per_attempt_with_both_workers_running(nodes
 
 
 def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_dies(nodes):
-    """A chunk lands on A, A dies (web, worker and beat, SIGKILL) while receiving the
+    """A chunk lands on A, A dies (web and worker, SIGKILL) while receiving the
     next one; B reports the session at the last whole chunk and completes it."""
     a, b = nodes
     session = admin_session()
@@ -260,17 +266,17 @@ def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_di
     )
     assert patched.status_code == 202, patched.text
 
-    sent_some = threading.Event()
+    sent_some, test_over = threading.Event(), threading.Event()
 
     def slow_body():
         yield second[:100_000]
         sent_some.set()
-        time.sleep(30)  # A dies meanwhile
+        test_over.wait(30)  # A dies meanwhile
         yield second[100_000:]
 
     def doomed_patch():
         with contextlib.suppress(requests.RequestException):
-            session.patch(
+            admin_session().patch(
                 a.url + location,
                 data=slow_body(),
                 headers={
@@ -282,9 +288,12 @@ def test_an_upload_started_on_one_node_completes_on_the_other_after_the_first_di
 
     sender = threading.Thread(target=doomed_patch, daemon=True)
     sender.start()
-    assert sent_some.wait(30)
-    time.sleep(0.5)  # the node has read part of the body
-    a.kill()
+    try:
+        assert sent_some.wait(30)
+        time.sleep(0.5)  # the node has read part of the body
+        a.kill()
+    finally:
+        test_over.set()
 
     def status_on_b():
         response = session.get(b.url + location)

@@ -5,6 +5,7 @@ manifest cannot make its blobs look smaller than they are."""
 
 import json
 
+from registry.distribution import storage
 from registry.models import Artifact, Project
 from tests.registry_oci.conftest import OCI_CONFIG, OCI_LAYER, OCI_MANIFEST, descriptor
 from tests.security.registry_support import (  # noqa: F401
@@ -61,6 +62,8 @@ def test_blobs_count_when_uploaded_even_if_no_manifest_references_them(reg):
     assert refused.json()["errors"][0]["code"] == "DENIED"
     assert reg.request("HEAD", f"/v2/team/app/blobs/{sha256(chunk)}").status_code == 404
     assert used(reg) == 2500
+    # Refused before its bytes were moved: nothing stored that no project is charged for.
+    assert not storage.blob_storage().exists(storage.blob_path(sha256(chunk)))
 
 
 def test_mounting_a_blob_into_a_full_project_is_refused(reg, registry_url):
@@ -99,7 +102,6 @@ def test_concurrent_uploads_cannot_together_pass_the_limit(reg):
 def test_a_manifest_refused_for_quota_leaves_nothing_stored(reg):
     """A refused push writes nothing: repeated refused manifests (up to 4 MiB each) would
     otherwise fill the disk with bytes no project is charged for."""
-    from registry.distribution import storage
     from registry.distribution.models import Blob
 
     Project.objects.filter(name="team").update(storage_limit=1000)

@@ -9,8 +9,8 @@ from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
 from codehost import access
-from codehost.api import serializers
-from codehost.api.serializers import render_repository
+from codehost.api.serializers.repos import REPOSITORY, repository_context
+from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, Invalid, NotFound
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
@@ -26,11 +26,8 @@ PARSE_BOOL_FALSE = {"0", "f", "false"}
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
 
 
-def query_bool(request, name: str, default: bool | None = False) -> bool | None:
-    value = request.query_params.get(name)
-    if value is None:
-        return default
-    value = value.strip().lower()
+def gitea_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
     if value in PARSE_BOOL_TRUE:
         return True
     if value in PARSE_BOOL_FALSE:
@@ -46,15 +43,16 @@ def check_int64(name: str, value: int) -> int:
     return value
 
 
-def query_int(request, name: str) -> int:
-    value = request.query_params.get(name)
-    if value is None:
-        return 0
+def gitea_int(name: str, raw: str) -> int:
     try:
-        number = int(value)
+        number = int(raw)
     except ValueError as exc:
         raise Invalid(f"[{name}]: must be an integer") from exc
     return check_int64(name, number)
+
+
+def stripped(name: str, raw: str) -> str:
+    return raw.strip()
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:
@@ -135,9 +133,9 @@ def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
     """A page of repositories with the caller's permissions: constant queries per page."""
     repos = list(repos)
     parents = load_relations(actor, repos)
-    context = {"actor": actor, "access": access.repo_access_map(actor, repos + parents)}
-    # The render function directly: no serializer instance per repository.
-    return [render_repository(repo, context, with_parent=True) for repo in repos]
+    context = repository_context(actor, access.repo_access_map(actor, repos + parents))
+    context["with_parent"] = True
+    return [REPOSITORY.render(repo, context) for repo in repos]
 
 
 def load_relations(actor: access.Actor, repos: list[Repository]) -> list[Repository]:
@@ -187,15 +185,15 @@ def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **head
 
 
 def render_user(actor: access.Actor, owner: Owner) -> dict:
-    return serializers.render_user(owner, {"actor": actor})
+    return USER.render(owner, {"actor": actor})
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:
-    return serializers.render_org(org, {"actor": actor})
+    return ORGANIZATION.render(org, {"actor": actor})
 
 
 def render_team(actor: access.Actor, team: Team, with_org: bool) -> dict:
-    return serializers.render_team(team, {"actor": actor}, with_org)
+    return TEAM.render(team, {"actor": actor, "with_org": with_org})
 
 
 def search_response(paginator, run: Callable[[], list], error: Callable[[DatabaseError], str]):

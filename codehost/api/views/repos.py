@@ -1,34 +1,33 @@
 """Repository operations: search, create, read, edit, delete, and what hangs off a repository
 (forks, topics, collaborators)."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
+from codehost.api.serializers.bodies import (
     AddCollaboratorOptionSerializer,
     CreateForkOptionSerializer,
     CreateRepoOptionSerializer,
     EditRepoOptionSerializer,
-    RepositorySerializer,
     RepoTopicOptionsSerializer,
-    SearchResultsSerializer,
-    TopicNameSerializer,
-    UserSerializer,
     parse_body,
 )
+from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, TopicNameSerializer
+from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     REPO_RELATED,
-    query_bool,
-    query_int,
+    gitea_bool,
+    gitea_int,
     render_repo,
     render_repos,
     render_user,
     require_public_repo,
     search_response,
+    stripped,
     visible_org,
     visible_owner,
     visible_repo,
@@ -37,8 +36,30 @@ from codehost.errors import Forbidden, NotFound
 from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
 from codehost.search import SearchOptions, search_repos
 from codehost.services import mirrors, repo_settings, repositories
+from config.filters import Param, QueryFilters
 
 TAGS = ["repository"]
+
+# GET /repos/search: Gitea's query names, and the SearchOptions each one fills.
+REPO_SEARCH = QueryFilters(
+    {
+        "q": Param(str, stripped, "", to="keyword"),
+        "topic": Param(bool, gitea_bool, False, to="topic_only"),
+        "includeDesc": Param(bool, gitea_bool, False, to="include_desc"),
+        "uid": Param(int, gitea_int, 0),
+        "starredBy": Param(int, gitea_int, 0, to="starred_by"),
+        "private": Param(bool, gitea_bool, True, to="include_private"),
+        "mode": Param(str, stripped, ""),
+        "exclusive": Param(bool, gitea_bool, False),
+        "sort": Param(str, stripped, ""),
+        "order": Param(str, stripped, ""),
+        "is_private": Param(bool, gitea_bool),
+        "template": Param(bool, gitea_bool),
+        "archived": Param(bool, gitea_bool),
+        "team_id": Param(int, gitea_int, 0),
+        "priority_owner_id": Param(int, gitea_int, 0),
+    }
+)
 
 
 def repo_options(data: dict) -> repositories.RepoOptions:
@@ -61,44 +82,11 @@ class RepoSearchView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="repoSearch",
-        parameters=[
-            OpenApiParameter("q", str),
-            OpenApiParameter("topic", bool),
-            OpenApiParameter("includeDesc", bool),
-            OpenApiParameter("uid", int),
-            OpenApiParameter("priority_owner_id", int),
-            OpenApiParameter("team_id", int),
-            OpenApiParameter("starredBy", int),
-            OpenApiParameter("private", bool),
-            OpenApiParameter("is_private", bool),
-            OpenApiParameter("template", bool),
-            OpenApiParameter("archived", bool),
-            OpenApiParameter("mode", str),
-            OpenApiParameter("exclusive", bool),
-            OpenApiParameter("sort", str),
-            OpenApiParameter("order", str),
-        ],
+        parameters=REPO_SEARCH.parameters,
         responses=SearchResultsSerializer,
     )
     def get(self, request):
-        params = request.query_params
-        options = SearchOptions(
-            keyword=params.get("q", "").strip(),
-            topic_only=query_bool(request, "topic"),
-            include_desc=query_bool(request, "includeDesc"),
-            uid=query_int(request, "uid"),
-            starred_by=query_int(request, "starredBy"),
-            include_private=query_bool(request, "private", True),
-            mode=params.get("mode", "").strip(),
-            exclusive=query_bool(request, "exclusive"),
-            sort=params.get("sort", "").strip(),
-            order=params.get("order", "").strip(),
-            is_private=query_bool(request, "is_private", None),
-            template=query_bool(request, "template", None),
-            archived=query_bool(request, "archived", None),
-            team_id=query_int(request, "team_id"),
-            priority_owner_id=query_int(request, "priority_owner_id"),
-        )
+        options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         repos = search_repos(self.actor, options)
         return search_response(
             self.paginator,
@@ -115,7 +103,7 @@ class UserReposView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["user"],
         operation_id="userCurrentListRepos",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
         repos = Repository.objects.filter(owner=self.actor.owner)
@@ -126,7 +114,7 @@ class UserReposView(GiteaViewMixin, APIView):
         tags=TAGS,
         operation_id="createCurrentUserRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request):
         owner = repositories.personal_namespace(self.actor)
@@ -143,7 +131,7 @@ class OrgReposView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["organization"],
         operation_id="orgListRepos",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
@@ -158,7 +146,7 @@ class OrgReposView(GiteaViewMixin, APIView):
         tags=["organization"],
         operation_id="createOrgRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request, org):
         if not request.user.is_authenticated:
@@ -181,7 +169,7 @@ class RepoViewMixin(GiteaViewMixin):
 
 
 class RepoView(RepoViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="repoGet", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="repoGet", responses=REPOSITORY.serializer)
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
         return render_repo(self.actor, found)
@@ -190,7 +178,7 @@ class RepoView(RepoViewMixin, APIView):
         tags=TAGS,
         operation_id="repoEdit",
         request=EditRepoOptionSerializer,
-        responses=RepositorySerializer,
+        responses=REPOSITORY.serializer,
     )
     def patch(self, request, owner, repo):
         if not request.user.is_authenticated:
@@ -247,7 +235,7 @@ def repo_edit(data: dict) -> repo_settings.RepoEdit:
 class RepoByIdView(RepoViewMixin, APIView):
     require_signin = True
 
-    @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=REPOSITORY.serializer)
     def get(self, request, id):
         found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
@@ -257,7 +245,7 @@ class RepoByIdView(RepoViewMixin, APIView):
 
 
 class RepoForksView(RepoViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="listForks", responses=RepositorySerializer(many=True))
+    @extend_schema(tags=TAGS, operation_id="listForks", responses=REPOSITORY.serializer(many=True))
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
         forks = Repository.objects.filter(parent=found)
@@ -271,7 +259,7 @@ class RepoForksView(RepoViewMixin, APIView):
         tags=TAGS,
         operation_id="createFork",
         request=CreateForkOptionSerializer,
-        responses={202: RepositorySerializer},
+        responses={202: REPOSITORY.serializer},
     )
     def post(self, request, owner, repo):
         if not request.user.is_authenticated:
@@ -316,7 +304,7 @@ class RepoCollaboratorsView(RepoViewMixin, APIView):
     require_signin = True
 
     @extend_schema(
-        tags=TAGS, operation_id="repoListCollaborators", responses=UserSerializer(many=True)
+        tags=TAGS, operation_id="repoListCollaborators", responses=USER.serializer(many=True)
     )
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)

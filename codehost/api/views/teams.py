@@ -10,36 +10,40 @@ from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
-    ActivitySerializer,
+from codehost.api.serializers.bodies import (
     CreateTeamOptionSerializer,
     EditTeamOptionSerializer,
-    RepositorySerializer,
-    TeamSearchResultsSerializer,
-    TeamSerializer,
-    UserSerializer,
     parse_body,
 )
+from codehost.api.serializers.repos import ACTIVITY, REPOSITORY, repository_context
+from codehost.api.serializers.users import TEAM, USER, TeamSearchResultsSerializer
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
+    gitea_bool,
     load_accounts,
     load_relations,
-    query_bool,
     reject_public_only,
     render_repos,
     render_team,
     render_user,
     require_public_repo,
     search_response,
+    stripped,
     visible_org,
 )
 from codehost.errors import NotFound
 from codehost.models import Owner, Repository, Team, TeamMember
 from codehost.services import activity
 from codehost.services import teams as team_service
+from config.filters import Param, QueryFilters
 
 TAGS = ["organization"]
+
+# GET /orgs/{org}/teams/search; include_desc is read only with a keyword.
+TEAM_SEARCH = QueryFilters(
+    {"q": Param(str, stripped, ""), "include_desc": Param(bool, gitea_bool, True)}
+)
 
 
 def team_options(data: dict) -> team_service.TeamOptions:
@@ -60,7 +64,7 @@ class TeamViewMixin(GiteaViewMixin):
 
 
 class OrgTeamsView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeams", responses=TeamSerializer(many=True))
+    @extend_schema(tags=TAGS, operation_id="orgListTeams", responses=TEAM.serializer(many=True))
     def get(self, request, org):
         org = visible_org(self.actor, org)
         access.require_org_member(self.actor, org)
@@ -72,7 +76,7 @@ class OrgTeamsView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgCreateTeam",
         request=CreateTeamOptionSerializer,
-        responses={201: TeamSerializer},
+        responses={201: TEAM.serializer},
     )
     def post(self, request, org):
         org = visible_org(self.actor, org)
@@ -87,10 +91,7 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
     @extend_schema(
         tags=TAGS,
         operation_id="teamSearch",
-        parameters=[
-            OpenApiParameter("q", str),
-            OpenApiParameter("include_desc", bool),
-        ],
+        parameters=TEAM_SEARCH.parameters,
         responses=TeamSearchResultsSerializer,
     )
     def get(self, request, org):
@@ -99,10 +100,10 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
         teams = Team.objects.filter(org=org)
         if not self.actor.is_admin:
             teams = teams.filter(teammember__user=self.actor.owner)
-        keyword = request.query_params.get("q", "").strip().lower()
+        keyword = TEAM_SEARCH.get(request.query_params, "q").lower()
         if keyword:
             match = Q(lower_name__contains=keyword)
-            if query_bool(request, "include_desc", True):
+            if TEAM_SEARCH.get(request.query_params, "include_desc"):
                 match |= Q(description__icontains=keyword)
             teams = teams.filter(match)
         teams = teams.order_by("lower_name", "id")
@@ -117,7 +118,9 @@ class UserTeamsView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
     require_signin = True
 
-    @extend_schema(tags=["user"], operation_id="userListTeams", responses=TeamSerializer(many=True))
+    @extend_schema(
+        tags=["user"], operation_id="userListTeams", responses=TEAM.serializer(many=True)
+    )
     def get(self, request):
         reject_public_only(self.actor)
         teams = (
@@ -131,7 +134,7 @@ class UserTeamsView(GiteaViewMixin, APIView):
 
 
 class TeamView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TeamSerializer)
+    @extend_schema(tags=TAGS, operation_id="orgGetTeam", responses=TEAM.serializer)
     def get(self, request, id):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -141,7 +144,7 @@ class TeamView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgEditTeam",
         request=EditTeamOptionSerializer,
-        responses=TeamSerializer,
+        responses=TEAM.serializer,
     )
     def patch(self, request, id):
         team = get_team(self.actor, id)
@@ -160,7 +163,7 @@ class TeamView(TeamViewMixin, APIView):
 
 class TeamMembersView(TeamViewMixin, APIView):
     @extend_schema(
-        tags=TAGS, operation_id="orgListTeamMembers", responses=UserSerializer(many=True)
+        tags=TAGS, operation_id="orgListTeamMembers", responses=USER.serializer(many=True)
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -186,7 +189,7 @@ def team_member(team: Team, username: str) -> Owner:
 
 
 class TeamMemberView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=UserSerializer)
+    @extend_schema(tags=TAGS, operation_id="orgListTeamMember", responses=USER.serializer)
     def get(self, request, id, username):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -212,7 +215,7 @@ class TeamMemberView(TeamViewMixin, APIView):
 
 class TeamReposView(TeamViewMixin, APIView):
     @extend_schema(
-        tags=TAGS, operation_id="orgListTeamRepos", responses=RepositorySerializer(many=True)
+        tags=TAGS, operation_id="orgListTeamRepos", responses=REPOSITORY.serializer(many=True)
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -232,7 +235,7 @@ def team_repo(actor: access.Actor, team, name: str) -> Repository:
 
 
 class TeamRepoView(TeamViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=RepositorySerializer)
+    @extend_schema(tags=TAGS, operation_id="orgListTeamRepo", responses=REPOSITORY.serializer)
     def get(self, request, id, org, repo):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
@@ -263,7 +266,7 @@ class TeamFeedView(TeamViewMixin, APIView):
         tags=TAGS,
         operation_id="orgListTeamActivityFeeds",
         parameters=[OpenApiParameter("date", OpenApiTypes.DATE)],
-        responses=ActivitySerializer(many=True),
+        responses=ACTIVITY.serializer(many=True),
     )
     def get(self, request, id):
         team = get_team(self.actor, id)
@@ -276,6 +279,6 @@ class TeamFeedView(TeamViewMixin, APIView):
         repos = [entry.repo for entry in page if entry.repo_id]
         load_relations(self.actor, repos)
         load_accounts(self.actor, [entry.act_user for entry in page])
-        context = {"actor": self.actor, "access": access.repo_access_map(self.actor, repos)}
-        data = [ActivitySerializer(entry, context=context).data for entry in page]
+        context = repository_context(self.actor, access.repo_access_map(self.actor, repos))
+        data = [ACTIVITY.render(entry, context) for entry in page]
         return self.paginator.get_paginated_response(data)

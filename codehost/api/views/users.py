@@ -10,18 +10,20 @@ from rest_framework.views import APIView
 from codehost import access
 from codehost.api.authentication import Credential
 from codehost.api.base import GiteaViewMixin
-from codehost.api.serializers import (
-    AccessTokenSerializer,
-    APISettingsSerializer,
+from codehost.api.serializers.bodies import (
     CreateAccessTokenOptionSerializer,
     CreateOrgOptionSerializer,
     CreateRepoOptionSerializer,
     CreateUserOptionSerializer,
-    OrganizationSerializer,
-    RepositorySerializer,
-    UserSerializer,
-    VersionSerializer,
     parse_body,
+)
+from codehost.api.serializers.repos import REPOSITORY
+from codehost.api.serializers.users import (
+    ACCESS_TOKEN,
+    ORGANIZATION,
+    USER,
+    APISettingsSerializer,
+    VersionSerializer,
 )
 from codehost.api.views.common import (
     render_org,
@@ -34,11 +36,10 @@ from codehost.api.views.common import (
     visible_repo,
 )
 from codehost.api.views.repos import repo_options
-from codehost.errors import Forbidden, Invalid, NotFound
+from codehost.errors import Forbidden, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
 from codehost.services import accounts, blocks, repositories, stars
 from codehost.services import orgs as org_service
-from config import account_deletion
 
 
 class AdminViewMixin(GiteaViewMixin):
@@ -57,7 +58,7 @@ class AdminUsersView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateUser",
         request=CreateUserOptionSerializer,
-        responses={201: UserSerializer},
+        responses={201: USER.serializer},
     )
     def post(self, request):
         data = parse_body(CreateUserOptionSerializer, request.data)
@@ -81,17 +82,7 @@ class AdminUserView(AdminViewMixin, APIView):
 
     @extend_schema(tags=["admin"], operation_id="adminDeleteUser", responses={204: None})
     def delete(self, request, username):
-        owner = Owner.objects.filter(lower_name=username.lower()).first()
-        if owner is None:
-            raise NotFound(f"user does not exist [name: {username}]")
-        if owner.is_organization:
-            raise Invalid(f"{owner.name} is an organization not a user")
-        if owner.user_id == request.user.pk:
-            raise Invalid("you cannot delete yourself")
-        try:
-            account_deletion.delete_account(owner.user)
-        except account_deletion.AccountStillOwns as error:
-            raise Invalid(str(error)) from error
+        accounts.delete_user(request.user, username)
         return Response(status=204)
 
 
@@ -102,7 +93,7 @@ class AdminUserOrgsView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateOrg",
         request=CreateOrgOptionSerializer,
-        responses={201: OrganizationSerializer},
+        responses={201: ORGANIZATION.serializer},
     )
     def post(self, request, username):
         creator = visible_owner(self.actor, username)
@@ -119,7 +110,7 @@ class AdminUserReposView(AdminViewMixin, APIView):
         tags=["admin"],
         operation_id="adminCreateRepo",
         request=CreateRepoOptionSerializer,
-        responses={201: RepositorySerializer},
+        responses={201: REPOSITORY.serializer},
     )
     def post(self, request, username):
         owner = visible_owner(self.actor, username)
@@ -146,7 +137,7 @@ class CurrentUserView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
     require_signin = True
 
-    @extend_schema(tags=["user"], operation_id="userGetCurrent", responses=UserSerializer)
+    @extend_schema(tags=["user"], operation_id="userGetCurrent", responses=USER.serializer)
     def get(self, request):
         owner = Owner.objects.select_related("user").get(pk=self.actor.owner.pk)
         return Response(render_user(self.actor, owner))
@@ -155,7 +146,7 @@ class CurrentUserView(GiteaViewMixin, APIView):
 class UserView(GiteaViewMixin, APIView):
     token_scopes = ["user"]
 
-    @extend_schema(tags=["user"], operation_id="userGet", responses=UserSerializer)
+    @extend_schema(tags=["user"], operation_id="userGet", responses=USER.serializer)
     def get(self, request, username):
         owner = visible_owner(self.actor, username)
         if owner.is_organization:
@@ -183,25 +174,25 @@ class TokenAccountMixin(GiteaViewMixin):
 
 class UserTokensView(TokenAccountMixin, APIView):
     @extend_schema(
-        tags=["user"], operation_id="userGetTokens", responses=AccessTokenSerializer(many=True)
+        tags=["user"], operation_id="userGetTokens", responses=ACCESS_TOKEN.serializer(many=True)
     )
     def get(self, request, username):
         tokens = AccessToken.objects.filter(user=self.account(request, username)).order_by("-id")
         page = self.paginate(tokens)
-        data = [AccessTokenSerializer(token).data for token in page]
+        data = [ACCESS_TOKEN.render(token) for token in page]
         return self.paginator.get_paginated_response(data)
 
     @extend_schema(
         tags=["user"],
         operation_id="userCreateToken",
         request=CreateAccessTokenOptionSerializer,
-        responses={201: AccessTokenSerializer},
+        responses={201: ACCESS_TOKEN.serializer},
     )
     def post(self, request, username):
         user = self.account(request, username)
         data = parse_body(CreateAccessTokenOptionSerializer, request.data)
         token, raw = accounts.create_token(user, data["name"], data.get("scopes") or [])
-        body = AccessTokenSerializer(token, context={"raw_token": raw}).data
+        body = ACCESS_TOKEN.render(token, {"raw_token": raw})
         return Response(body, status=201)
 
 
@@ -221,7 +212,9 @@ class OrgsView(GiteaViewMixin, APIView):
     token_scopes = ["organization"]
 
     @extend_schema(
-        tags=["organization"], operation_id="orgGetAll", responses=OrganizationSerializer(many=True)
+        tags=["organization"],
+        operation_id="orgGetAll",
+        responses=ORGANIZATION.serializer(many=True),
     )
     def get(self, request):
         orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
@@ -238,7 +231,7 @@ class OrgsView(GiteaViewMixin, APIView):
         tags=["organization"],
         operation_id="orgCreate",
         request=CreateOrgOptionSerializer,
-        responses={201: OrganizationSerializer},
+        responses={201: ORGANIZATION.serializer},
     )
     def post(self, request):
         if not request.user.is_authenticated:
@@ -250,7 +243,7 @@ class OrgsView(GiteaViewMixin, APIView):
 class OrgView(GiteaViewMixin, APIView):
     token_scopes = ["organization"]
 
-    @extend_schema(tags=["organization"], operation_id="orgGet", responses=OrganizationSerializer)
+    @extend_schema(tags=["organization"], operation_id="orgGet", responses=ORGANIZATION.serializer)
     def get(self, request, org):
         return Response(render_org(self.actor, visible_org(self.actor, org)))
 
@@ -260,7 +253,7 @@ class OrgMembersView(GiteaViewMixin, APIView):
     require_signin = True
 
     @extend_schema(
-        tags=["organization"], operation_id="orgListMembers", responses=UserSerializer(many=True)
+        tags=["organization"], operation_id="orgListMembers", responses=USER.serializer(many=True)
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
@@ -302,7 +295,7 @@ class StarredView(GiteaViewMixin, APIView):
     @extend_schema(
         tags=["user"],
         operation_id="userCurrentListStarred",
-        responses=RepositorySerializer(many=True),
+        responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
         repos = Repository.objects.filter(stars__user=self.actor.owner)

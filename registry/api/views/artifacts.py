@@ -2,19 +2,28 @@
 
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Exists, OuterRef
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param, QueryFilters
 from registry import selectors
 from registry.api import schema
-from registry.api.base import HarborViewMixin
-from registry.api.filters import AllOf, Column, Exact, Fuzzy, QuerySpec, contains_exactly
+from registry.api.base import HarborViewMixin, harbor_bool
+from registry.api.filters import (
+    AllOf,
+    Column,
+    Exact,
+    Fuzzy,
+    QuerySpec,
+    contains_exactly,
+    listing,
+)
 from registry.api.permissions import get_project
-from registry.api.records import ARTIFACT_COLUMNS, artifact_records
-from registry.api.serializers import ArtifactSerializer, LabelIdSerializer
+from registry.api.serializers.artifacts import ARTIFACT, artifact_records
+from registry.api.serializers.users import LabelIdSerializer
 from registry.api.views.repositories import repository_name_of
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
@@ -63,43 +72,29 @@ ARTIFACT_QUERY = QuerySpec(
     default_order=("-push_time", "-pk"),
     special={"tags": _tags_filter, "labels": _labels_filter, "base": lambda qs, term: qs},
 )
+ARTIFACT_LISTING = listing(ARTIFACT_QUERY)
+BOOL = OpenApiTypes.BOOL
+# Scan and SBOM overviews need a scanner; none is configured, so they stay absent. Those
+# flags are still checked, first, as Harbor binds them.
+ARTIFACT_FLAGS = QueryFilters(
+    {
+        "with_scan_overview": Param(BOOL, harbor_bool, False),
+        "with_sbom_overview": Param(BOOL, harbor_bool, False),
+        "with_immutable_status": Param(BOOL, harbor_bool, False),
+        "with_accessory": Param(BOOL, harbor_bool, False),
+        "with_tag": Param(BOOL, harbor_bool, True),
+        "with_label": Param(BOOL, harbor_bool, False),
+    }
+)
 
 
-def artifact_queryset(with_label: bool):
-    prefetches = [
-        Prefetch("tags", queryset=Tag.objects.order_by("-push_time", "-pk")),
-        "references",
-    ]
-    if with_label:
-        prefetches.append(
-            Prefetch("label_links", queryset=ArtifactLabel.objects.select_related("label"))
-        )
-    return Artifact.objects.select_related("repository").prefetch_related(*prefetches)
-
-
-ARTIFACT_PARAMS = [
-    *schema.LISTING,
-    schema.query("with_tag", OpenApiTypes.BOOL),
-    schema.query("with_label", OpenApiTypes.BOOL),
-    schema.query("with_scan_overview", OpenApiTypes.BOOL),
-    schema.query("with_sbom_overview", OpenApiTypes.BOOL),
-    schema.query("with_immutable_status", OpenApiTypes.BOOL),
-    schema.query("with_accessory", OpenApiTypes.BOOL),
-    schema.header("X-Accept-Vulnerabilities"),
-]
+ARTIFACT_PARAMS = [*ARTIFACT_FLAGS.parameters, schema.header("X-Accept-Vulnerabilities")]
 
 
 class ArtifactMixin(HarborViewMixin):
     def flags(self) -> dict:
-        # Scan and SBOM overviews need a scanner; none is configured, so they stay absent.
-        self.query_bool("with_scan_overview", False)
-        self.query_bool("with_sbom_overview", False)
-        self.query_bool("with_immutable_status", False)
-        self.query_bool("with_accessory", False)
-        return {
-            "with_tag": self.query_bool("with_tag", True),
-            "with_label": self.query_bool("with_label", False),
-        }
+        flags = ARTIFACT_FLAGS.parse(self.request.query_params)
+        return {"with_tag": flags["with_tag"], "with_label": flags["with_label"]}
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
         repository = repositories.find_repository(project, repository_name_of(repository_name))
@@ -117,8 +112,8 @@ class ArtifactMixin(HarborViewMixin):
 class ArtifactListView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="listArtifacts",
-        parameters=ARTIFACT_PARAMS,
-        responses=schema.responses(ArtifactSerializer(many=True), 400, 401, 403, 404),
+        parameters=[*ARTIFACT_LISTING.parameters, *ARTIFACT_PARAMS],
+        responses=schema.responses(ARTIFACT.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "artifact:list", names_only=True)
@@ -134,23 +129,22 @@ class ArtifactListView(ArtifactMixin, APIView):
         params = request.query_params
         if "base=*" not in (params.get("q") or ""):
             queryset = queryset.filter(selectors.default_base())
-        rows = self.page(ARTIFACT_QUERY.apply(queryset, params).values(*ARTIFACT_COLUMNS))
+        rows = self.page(ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
 
 class ArtifactDetailView(ArtifactMixin, APIView):
     @extend_schema(
         operation_id="getArtifact",
-        parameters=ARTIFACT_PARAMS[4:],
-        responses=schema.responses(ArtifactSerializer, 400, 401, 403, 404),
+        parameters=ARTIFACT_PARAMS,
+        responses=schema.responses(ARTIFACT.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:read", names_only=True)
         flags = self.flags()
         artifact = self.find_artifact(project, repository_name, reference)
-        artifact = artifact_queryset(flags["with_label"]).get(pk=artifact.pk)
-        context = self.serializer_context(flags)
-        return Response(ArtifactSerializer(artifact, context=context).data)
+        rows = list(Artifact.objects.filter(pk=artifact.pk).values(*ARTIFACT.columns))
+        return Response(artifact_records(rows, artifact.repository.name, **flags)[0])
 
     @extend_schema(
         operation_id="deleteArtifact",

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from registry.api import schema
 from registry.api.audit_serializers import AuditLogSerializer
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project, require_login
 from registry.services import audit
 
@@ -23,18 +23,19 @@ AUDIT_QUERY = QuerySpec(
     },
     default_order=("-op_time", "-id"),
 )
+AUDIT_LISTING = listing(AUDIT_QUERY)
 
 
 class AuditLogMixin(HarborViewMixin):
     def logs_response(self, queryset):
-        queryset = AUDIT_QUERY.apply(queryset, self.request.query_params)
+        queryset = AUDIT_LISTING.filter(queryset, self.request.query_params)
         return self.list_response(queryset, AuditLogSerializer)
 
 
 class AuditLogListView(AuditLogMixin, APIView):
     @extend_schema(
         operation_id="listAuditLogs",
-        parameters=schema.LISTING,
+        parameters=AUDIT_LISTING.parameters,
         responses=schema.responses(AuditLogSerializer(many=True), 400, 401),
     )
     def get(self, request):
@@ -45,7 +46,7 @@ class AuditLogListView(AuditLogMixin, APIView):
 class ProjectLogsView(AuditLogMixin, APIView):
     @extend_schema(
         operation_id="getLogs",
-        parameters=schema.LISTING,
+        parameters=AUDIT_LISTING.parameters,
         responses=schema.responses(AuditLogSerializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name):

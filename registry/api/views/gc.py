@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.gc_serializers import (
     GCHistorySerializer,
     ScheduleSerializer,
@@ -33,6 +33,7 @@ HISTORY_QUERY = QuerySpec(
     },
     default_order=("-creation_time", "-pk"),
 )
+HISTORY_LISTING = listing(HISTORY_QUERY)
 
 
 def get_execution(gc_id: int) -> GCExecution:
@@ -45,12 +46,12 @@ def get_execution(gc_id: int) -> GCExecution:
 class GCHistoryView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getGCHistory",
-        parameters=schema.LISTING,
+        parameters=HISTORY_LISTING.parameters,
         responses=schema.responses(GCHistorySerializer(many=True), 401, 403),
     )
     def get(self, request):
         require_system_access(request, RESOURCE, "list")
-        queryset = HISTORY_QUERY.apply(GCExecution.objects.all(), request.query_params)
+        queryset = HISTORY_LISTING.filter(GCExecution.objects.all(), request.query_params)
         return self.paginated([execution_record(row) for row in self.page(queryset)])
 
 

@@ -5,11 +5,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login, require_sysadmin
-from registry.api.serializers import LabelCreateSerializer, LabelReqSerializer, LabelSerializer
+from registry.api.serializers.artifacts import LABEL
+from registry.api.serializers.users import LabelCreateSerializer, LabelReqSerializer
 from registry.errors import BadRequest, NotFound
 from registry.models import Label
 from registry.services import labels
@@ -22,6 +24,13 @@ LABEL_QUERY = QuerySpec(
         "project_id": Column("project_id", int),
     },
     default_order=("name", "pk"),
+)
+# scope and project_id choose the labels (and the permission asked), in the view.
+LABEL_LISTING = listing(
+    LABEL_QUERY,
+    name=Param(parse=optional, apply=lambda qs, name: qs.filter(name__icontains=name)),
+    scope=Param({"type": "string", "enum": ["g", "p"]}, default=Label.Scope.GLOBAL),
+    project_id=Param(OpenApiTypes.INT64),
 )
 
 
@@ -46,30 +55,23 @@ def get_label(label_id: int) -> Label:
 class LabelListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="ListLabels",
-        parameters=[
-            *schema.LISTING,
-            schema.query("name"),
-            schema.query("scope", {"type": "string", "enum": ["g", "p"]}),
-            schema.query("project_id", OpenApiTypes.INT64),
-        ],
-        responses=schema.responses(LabelSerializer(many=True), 400, 401),
+        parameters=LABEL_LISTING.parameters,
+        responses=schema.responses(LABEL.serializer(many=True), 400, 401),
     )
     def get(self, request):
         params = request.query_params
-        scope = params.get("scope", Label.Scope.GLOBAL)
+        scope = LABEL_LISTING.get(params, "scope")
         queryset = Label.objects.all()
         if scope == Label.Scope.GLOBAL:
             queryset = queryset.filter(scope=scope)
         elif scope == Label.Scope.PROJECT:
             # Without a project_id these are the labels of project 0, which does not exist.
-            project_id = int(params.get("project_id") or 0)
+            project_id = int(LABEL_LISTING.get(params, "project_id") or 0)
             get_project(request, str(project_id), "label:list")
             queryset = queryset.filter(scope=scope, project_id=project_id)
         else:
             raise BadRequest(f"invalid scope: {scope}")
-        if params.get("name"):
-            queryset = queryset.filter(name__icontains=params["name"])
-        return self.list_response(LABEL_QUERY.apply(queryset, params), LabelSerializer)
+        return self.list_response(LABEL_LISTING.filter(queryset, params), LABEL.serializer)
 
     @extend_schema(
         operation_id="CreateLabel",
@@ -99,12 +101,12 @@ class LabelListView(HarborViewMixin, APIView):
 class LabelDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="GetLabelByID",
-        responses=schema.responses(LabelSerializer, 401, 403, 404),
+        responses=schema.responses(LABEL.serializer, 401, 403, 404),
     )
     def get(self, request, label_id):
         label = get_label(label_id)
         check_label_access(request, label, "label:read")
-        return Response(LabelSerializer(label).data)
+        return Response(LABEL.serializer(label).data)
 
     @extend_schema(
         operation_id="UpdateLabel",

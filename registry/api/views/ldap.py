@@ -19,7 +19,7 @@ from registry.api.ldap_serializers import (
     group_search_data,
 )
 from registry.api.permissions import require_sysadmin
-from registry.api.serializers import UserGroupSerializer
+from registry.api.serializers.projects import UserGroupSerializer
 from registry.errors import NotFound
 from registry.ldap import client, directory, onboarding
 

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
-from registry.api.serializers import MetadataMapSerializer
+from registry.api.serializers.users import MetadataMapSerializer
 from registry.models import ProjectMetadata
 from registry.services import metadata
 

@@ -8,18 +8,19 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.filters import Param
 from registry import access, selectors
 from registry.api import schema
-from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.base import HarborViewMixin, harbor_bool
+from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login
-from registry.api.records import PROJECT_COLUMNS, project_records
-from registry.api.serializers import (
+from registry.api.serializers.projects import (
+    PROJECT,
     ProjectDeletableSerializer,
     ProjectReqSerializer,
-    ProjectSerializer,
     ProjectSummarySerializer,
     ProjectUpdateSerializer,
+    project_records,
 )
 from registry.errors import BadRequest, NotFound
 from registry.models import Project
@@ -47,30 +48,35 @@ PROJECT_QUERY = QuerySpec(
     default_order=("name", "pk"),
     special={"public": _public_filter, "owner": _owner_filter},
 )
+# name, public and owner are selectors.project_list's filters; q and sort follow.
+PROJECT_LISTING = listing(
+    PROJECT_QUERY,
+    name=Param(parse=optional, default=""),
+    public=Param(OpenApiTypes.BOOL, harbor_bool),
+    owner=Param(parse=optional, default=""),
+)
+PROJECT_FILTERS = ("name", "public", "owner")
+
+
+def project_rows(queryset, with_owner: bool):
+    """Rows of the projects of `queryset` (from selectors.project_list) as PROJECT reads."""
+    owner = {"owner_name": F("owner__username")} if with_owner else {}
+    return queryset.values(*PROJECT.columns, **owner)
 
 
 class ProjectListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjects",
-        parameters=[
-            *schema.LISTING,
-            schema.query("name"),
-            schema.query("public", OpenApiTypes.BOOL),
-            schema.query("owner"),
-            schema.query("with_detail", OpenApiTypes.BOOL),
-        ],
-        responses=schema.responses(ProjectSerializer(many=True), 400, 401),
+        parameters=[*PROJECT_LISTING.parameters, schema.query("with_detail", OpenApiTypes.BOOL)],
+        responses=schema.responses(PROJECT.serializer(many=True), 400, 401),
     )
     def get(self, request):
         with_detail = self.query_bool("with_detail", True)
         params = request.query_params
-        public = self.query_bool("public", False) if params.get("public") else None
-        queryset = selectors.project_list(
-            request.user, params.get("name", ""), public, params.get("owner", "")
-        )
-        columns = dict(owner_name=F("owner__username")) if with_detail else {}
-        queryset = PROJECT_QUERY.apply(queryset, params).values(*PROJECT_COLUMNS, **columns)
-        return self.paginated(project_records(self.page(queryset), request.user, with_detail))
+        filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
+        queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
+        rows = project_rows(queryset, with_owner=with_detail)
+        return self.paginated(project_records(self.page(rows), request.user, with_detail))
 
     @extend_schema(
         operation_id="headProject",
@@ -117,12 +123,12 @@ class ProjectDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getProject",
         parameters=PROJECT_PATH,
-        responses=schema.responses(ProjectSerializer, 401, 403, 404),
+        responses=schema.responses(PROJECT.serializer, 401, 403, 404),
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "project:read")
-        project = selectors.project_queryset(request.user).get(pk=project.pk)
-        return Response(ProjectSerializer(project, context=self.serializer_context()).data)
+        rows = project_rows(selectors.project_list(request.user).filter(pk=project.pk), True)
+        return Response(project_records(list(rows), request.user, detailed=True)[0])
 
     @extend_schema(
         operation_id="updateProject",

@@ -14,10 +14,9 @@ from rest_framework.views import APIView
 from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project
-from registry.api.records import REPOSITORY_COLUMNS, repository_record
-from registry.api.serializers import RepositorySerializer, RepositoryUpdateSerializer
+from registry.api.serializers.artifacts import REPOSITORY, RepositoryUpdateSerializer
 from registry.models import Repository
 from registry.services import audit, repositories
 
@@ -40,6 +39,7 @@ REPOSITORY_QUERY = QuerySpec(
     default_order=("-creation_time", "-pk"),
     special={"blob_digest": _blob_digest_filter},
 )
+REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 def repository_queryset(queryset):
@@ -48,48 +48,48 @@ def repository_queryset(queryset):
 
 class RepositoryListMixin(HarborViewMixin):
     def repository_page(self, queryset):
-        rows = self.page(queryset.values(*REPOSITORY_COLUMNS))
-        return self.paginated([repository_record(row) for row in rows])
+        rows = self.page(queryset.values(*REPOSITORY.columns))
+        return self.paginated([REPOSITORY.render(row) for row in rows])
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listAllRepositories",
-        parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400),
+        parameters=REPOSITORY_LISTING.parameters,
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
         queryset = Repository.objects.all()
         if not access.is_sysadmin(request.user):
             visible = access.visible_projects(request.user).values("pk")
             queryset = queryset.filter(project__in=visible)
-        queryset = REPOSITORY_QUERY.apply(repository_queryset(queryset), request.query_params)
+        queryset = REPOSITORY_LISTING.filter(repository_queryset(queryset), request.query_params)
         return self.repository_page(queryset)
 
 
 class ProjectRepositoriesView(RepositoryListMixin, APIView):
     @extend_schema(
         operation_id="listRepositories",
-        parameters=schema.LISTING,
-        responses=schema.responses(RepositorySerializer(many=True), 400, 401, 403, 404),
+        parameters=REPOSITORY_LISTING.parameters,
+        responses=schema.responses(REPOSITORY.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
         queryset = repository_queryset(Repository.objects.filter(project=project))
-        queryset = REPOSITORY_QUERY.apply(queryset, request.query_params)
+        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
         return self.repository_page(queryset)
 
 
 class RepositoryDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getRepository",
-        responses=schema.responses(RepositorySerializer, 400, 401, 403, 404),
+        responses=schema.responses(REPOSITORY.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:read", names_only=True)
         repository = repositories.find_repository(project, repository_name_of(repository_name))
-        repository = repository_queryset(Repository.objects.filter(pk=repository.pk)).get()
-        return Response(RepositorySerializer(repository).data)
+        rows = repository_queryset(Repository.objects.filter(pk=repository.pk))
+        return Response(REPOSITORY.render(rows.values(*REPOSITORY.columns).get()))
 
     @extend_schema(
         operation_id="updateRepository",

@@ -11,7 +11,7 @@ from config.limits import INT64_MAX
 from registry import access
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, Exact, QuerySpec, parse_q
+from registry.api.filters import Column, Exact, QuerySpec, listing, parse_q
 from registry.api.permissions import deny, get_project, require_login
 from registry.api.robot_serializers import (
     RobotCreatedSerializer,
@@ -35,6 +35,7 @@ ROBOT_QUERY = QuerySpec(
     },
     default_order=("name", "id"),
 )
+ROBOT_LISTING = listing(ROBOT_QUERY)
 
 
 def require_robot_access(request, level: str, namespace, action: str):
@@ -85,7 +86,7 @@ def list_scope(q: str | None) -> tuple[str, int | None]:
 class RobotListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="ListRobot",
-        parameters=schema.LISTING,
+        parameters=ROBOT_LISTING.parameters,
         responses=schema.responses(RobotSerializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request):
@@ -100,7 +101,7 @@ class RobotListView(HarborViewMixin, APIView):
             for part in (params.get("q") or "").split(",")
             if part.split("=", 1)[0].lower() not in ("level", "projectid", "project_id")
         )
-        return self.list_response(ROBOT_QUERY.apply(rows, params), RobotSerializer)
+        return self.list_response(ROBOT_LISTING.filter(rows, params), RobotSerializer)
 
     @extend_schema(
         operation_id="CreateRobot",

@@ -1,4 +1,4 @@
-from django.db.models import Exists, OuterRef, Sum
+from django.db.models import Exists, OuterRef
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -13,14 +13,15 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.filters import contains_exactly
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
-    ProjectSerializer,
+from registry.api.serializers.projects import project_records
+from registry.api.serializers.users import (
     SearchRepositorySerializer,
     SearchSerializer,
     StatisticSerializer,
     config_items,
 )
-from registry.models import Project, ProjectMember, ProjectMetadata, Repository
+from registry.api.views.projects import project_rows
+from registry.models import ProjectMetadata, Repository
 from registry.services import configuration as configuration_service
 
 # Harbor's component names; ours map onto the real processes and stores behind them.
@@ -101,7 +102,7 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = selectors.project_queryset(user).filter(contains_exactly("name", term))
+        projects = selectors.project_list(user).filter(contains_exactly("name", term))
         projects = projects.order_by("name", "pk")
         visible = access.visible_projects(user).values("pk")
         repositories = (
@@ -110,10 +111,11 @@ class SearchView(HarborViewMixin, APIView):
             .annotate(artifact_count=selectors.artifact_count(), project_public=access_public())
             .order_by("name", "pk")
         )
-        context = self.serializer_context({"with_owner": False, "with_allowlist": False})
+        # Harbor's search shows projects without owner_name and without allowlist contents.
+        rows = list(project_rows(projects, with_owner=False))
         return Response(
             {
-                "project": ProjectSerializer(projects, many=True, context=context).data,
+                "project": project_records(rows, user, True, owner=False, allowlist=False),
                 "repository": SearchRepositorySerializer(repositories, many=True).data,
             }
         )
@@ -133,32 +135,7 @@ class StatisticsView(HarborViewMixin, APIView):
     )
     def get(self, request):
         require_login(request)
-        projects = Project.objects.annotate(is_public=access.public_exists())
-        public = projects.filter(is_public=True)
-        stats = {
-            "public_project_count": public.count(),
-            "public_repo_count": Repository.objects.filter(project__in=public.values("pk")).count(),
-            "total_project_count": 0,
-            "total_repo_count": 0,
-            "total_storage_consumption": 0,
-        }
-        if access.is_sysadmin(request.user):
-            stats["total_project_count"] = projects.count()
-            stats["total_repo_count"] = Repository.objects.count()
-            stats["private_project_count"] = (
-                stats["total_project_count"] - stats["public_project_count"]
-            )
-            stats["private_repo_count"] = stats["total_repo_count"] - stats["public_repo_count"]
-            stats["total_storage_consumption"] = (
-                Project.objects.aggregate(total=Sum("storage_used"))["total"] or 0
-            )
-        else:
-            member = ProjectMember.objects.filter(access.membership_filter(request.user))
-            private = projects.filter(is_public=False, pk__in=member.values("project"))
-            stats["private_project_count"] = private.count()
-            stats["private_repo_count"] = Repository.objects.filter(
-                project__in=private.values("pk")
-            ).count()
+        stats = selectors.statistics(request.user)
         return Response(StatisticSerializer(stats).data)
 
 

@@ -19,7 +19,7 @@ from registry import access
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import require_login
-from registry.api.serializers import PermissionSerializer
+from registry.api.serializers.users import PermissionSerializer
 from registry.models import Project
 
 PROJECT_SCOPE = re.compile(r"^/project/([^/]*)/?")

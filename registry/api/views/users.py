@@ -7,17 +7,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import signin_throttle
+from config.filters import Param, QueryFilters
 from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
-from registry.api.filters import Column, QuerySpec
+from registry.api.filters import PAGING, Column, QuerySpec, listing, optional
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers import (
+from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
+from registry.api.serializers.users import (
     PasswordReqSerializer,
     UserCreationReqSerializer,
     UserGroupReqSerializer,
-    UserGroupSearchItemSerializer,
-    UserGroupSerializer,
     UserGroupUpdateSerializer,
     UserProfileSerializer,
     UserRespSerializer,
@@ -41,12 +41,13 @@ USER_QUERY = QuerySpec(
     },
     default_order=("username", "pk"),
 )
+USER_LISTING = listing(USER_QUERY)
 
 
 class UserListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUsers",
-        parameters=schema.LISTING,
+        parameters=USER_LISTING.parameters,
         responses=schema.responses(UserRespSerializer(many=True), 401, 403),
     )
     def get(self, request):
@@ -58,7 +59,7 @@ class UserListView(HarborViewMixin, APIView):
             # Harbor lists the built-in admin only when the query asks for a user id.
             with_admin="user_id" in (params.get("q") or ""),
         )
-        return self.list_response(USER_QUERY.apply(queryset, params), UserRespSerializer)
+        return self.list_response(USER_LISTING.filter(queryset, params), UserRespSerializer)
 
     @extend_schema(
         operation_id="createUser",
@@ -193,18 +194,26 @@ class UserSysAdminView(HarborViewMixin, APIView):
 # --- user groups ----------------------------------------------------------------------------
 
 
+# selectors.group_list's filters (ldap_group_dn counts in LDAP mode only).
+GROUP_FILTERS = QueryFilters(
+    {
+        **PAGING,
+        "ldap_group_dn": Param(parse=optional, default=""),
+        "group_name": Param(parse=optional, default=""),
+    }
+)
+
+
 class UserGroupListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUserGroups",
-        parameters=[*schema.PAGE, schema.query("ldap_group_dn"), schema.query("group_name")],
+        parameters=GROUP_FILTERS.parameters,
         responses=schema.responses(UserGroupSerializer(many=True), 401, 403),
     )
     def get(self, request):
         require_sysadmin(request)
-        params = request.query_params
-        queryset = selectors.group_list(
-            params.get("ldap_group_dn", ""), params.get("group_name", "")
-        )
+        filters = GROUP_FILTERS.parse(request.query_params, ("ldap_group_dn", "group_name"))
+        queryset = selectors.group_list(**filters)
         return self.list_response(queryset, UserGroupSerializer)
 
     @extend_schema(

@@ -1,113 +1,25 @@
-"""Tiendanube's wire shapes: read serializers describe the answers (OpenAPI) and render
-single model instances through `storefront.api.rows`, which renders product pages from
-plain rows; write serializers validate bodies into plain dicts that `storefront.catalog`
-applies. Both need `context["store"]` for its languages.
+"""Tiendanube's catalogue shapes (categories, images, variants, products): read
+serializers describe the answers (OpenAPI) and render single model instances through
+`storefront.api.rows`, which renders product pages from plain rows; write serializers
+validate bodies into plain dicts that `storefront.services` applies. Both need
+`context["store"]` for its languages.
 """
 
-import datetime
-from urllib.parse import urlsplit
-
-from django.conf import settings
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.limits import INT32_MAX, INT64_MAX
 from storefront import images
 from storefront.api import rows
-from storefront.models import Category, Product, ProductImage, Script, Variant
-
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
-BLANK = "can't be blank"
-
-
-@extend_schema_field(
-    {
-        "type": "string",
-        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{4}$",
-        "example": "2024-05-02T14:03:11+0000",
-    }
+from storefront.api.serializers.fields import (
+    BLANK,
+    FastOutput,
+    I18nField,
+    SecureURLField,
+    StockField,
+    TimestampField,
+    _decimal,
 )
-class TimestampField(serializers.DateTimeField):
-    """`2024-05-02T14:03:11+0000`: whole seconds, UTC, offset without a colon."""
-
-    def __init__(self, **kwargs):
-        super().__init__(
-            format=TIME_FORMAT, default_timezone=datetime.UTC, read_only=True, **kwargs
-        )
-
-
-def _no_nul(value: str) -> str:
-    if "\x00" in value:
-        raise serializers.ValidationError("Null characters are not allowed.")
-    return value
-
-
-class FastOutput:
-    """DRF's field-by-field machinery costs ~1 ms per product, so the read serializers
-    render through `storefront.api.rows` (whole product pages never reach them). Their
-    declared fields stay: they are the OpenAPI description, and the tests pin the key
-    order to Tiendanube's."""
-
-    @property
-    def languages(self) -> list[str]:
-        return self.context["store"].languages
-
-
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "string"},
-            {"type": "object", "additionalProperties": {"type": "string", "nullable": True}},
-        ],
-        "description": "Object keyed by language code; a plain string applies to every language",
-    }
-)
-class I18nField(serializers.Field):
-    """An internationalized value: always an object keyed by the store's languages."""
-
-    default_error_messages = {
-        "invalid": "Must be a string or an object keyed by language code.",
-        "language": "Unknown language {code}; the store's languages are {languages}.",
-        "value": "The value for {code} must be a string.",
-        "max_length": "Ensure this field has no more than {max_length} characters.",
-        "blank": BLANK,
-        "required": BLANK,
-        "null": BLANK,
-    }
-
-    def __init__(self, *, max_length: int | None = None, allow_blank: bool = True, **kwargs):
-        self.max_length = max_length
-        self.allow_blank = allow_blank
-        super().__init__(**kwargs)
-
-    @property
-    def languages(self) -> list[str]:
-        return self.context["store"].languages
-
-    def to_representation(self, value):
-        value = value if isinstance(value, dict) else {}
-        return {code: value.get(code) or "" for code in self.languages}
-
-    def to_internal_value(self, data):
-        if isinstance(data, str):
-            values = dict.fromkeys(self.languages, data)
-        elif isinstance(data, dict):
-            values = {}
-            for code, text in data.items():
-                if code not in self.languages:
-                    self.fail("language", code=code, languages=", ".join(self.languages))
-                if text is not None and not isinstance(text, str):
-                    self.fail("value", code=code)
-                values[code] = text or ""
-        else:
-            self.fail("invalid")
-        for text in values.values():
-            _no_nul(text)
-            if self.max_length and len(text) > self.max_length:
-                self.fail("max_length", max_length=self.max_length)
-        if not self.allow_blank and not any(text.strip() for text in values.values()):
-            self.fail("blank")
-        return values
+from storefront.models import Category, Product, ProductImage, Variant
 
 
 class CategorySerializer(FastOutput, serializers.ModelSerializer):
@@ -195,12 +107,6 @@ class ProductImageWriteSerializer(serializers.Serializer):
         return data
 
 
-def _decimal(digits: int = 14, places: int = 2, **kwargs):
-    return serializers.DecimalField(
-        max_digits=digits, decimal_places=places, min_value=0, coerce_to_string=True, **kwargs
-    )
-
-
 class VariantSerializer(FastOutput, serializers.ModelSerializer):
     """Key order as in Tiendanube's live answers."""
 
@@ -244,18 +150,6 @@ class VariantSerializer(FastOutput, serializers.ModelSerializer):
 
     def to_representation(self, variant):
         return rows.variant_payload(rows.instance_row(variant), self.languages)
-
-
-class StockField(serializers.IntegerField):
-    """An integer, or null / "" for stock that is not managed (infinite)."""
-
-    def __init__(self, **kwargs):
-        super().__init__(min_value=-INT32_MAX, max_value=INT32_MAX, allow_null=True, **kwargs)
-
-    def validate_empty_values(self, data):
-        if data == "":
-            return True, None
-        return super().validate_empty_values(data)
 
 
 class VariantWriteSerializer(serializers.Serializer):
@@ -348,16 +242,6 @@ class ProductSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SecureURLField(serializers.URLField):
-    default_error_messages = {"insecure": "The video url field is not a secure url"}
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if not value.lower().startswith("https://"):
-            self.fail("insecure")
-        return value
-
-
 class ProductWriteSerializer(serializers.Serializer):
     name = I18nField(max_length=255, allow_blank=False)
     description = I18nField(max_length=65535, required=False)
@@ -383,106 +267,3 @@ class ProductWriteSerializer(serializers.Serializer):
     def validate_video_url(self, value):
         # An empty address clears the video: the product shows null, never "".
         return value or None
-
-
-class ScriptSerializer(serializers.ModelSerializer):
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = Script
-        fields = ["id", "src", "event", "where", "created_at", "updated_at"]
-        read_only_fields = fields
-
-
-class ScriptWriteSerializer(serializers.Serializer):
-    src = serializers.URLField(max_length=1000, error_messages={"required": BLANK, "blank": BLANK})
-    event = serializers.ChoiceField(
-        Script.EVENTS,
-        error_messages={
-            "required": BLANK,
-            "blank": BLANK,
-            "invalid_choice": "is not included in the list",
-        },
-    )
-    where = serializers.CharField(max_length=20, required=False)
-
-    def validate_src(self, value):
-        if not value.lower().startswith("https://"):
-            raise serializers.ValidationError("must be an https URL")
-        return value
-
-    def validate_where(self, value):
-        places = [place.strip() for place in value.split(",") if place.strip()]
-        if not places or set(places) - set(Script.PLACES):
-            raise serializers.ValidationError("is not included in the list")
-        return ",".join(dict.fromkeys(places))
-
-
-@extend_schema_field({"type": "string", "nullable": True})
-class NullField(serializers.Field):
-    """A Tiendanube store profile field this service does not keep: always null."""
-
-    def __init__(self, **kwargs):
-        super().__init__(source="*", read_only=True, **kwargs)
-
-    def to_representation(self, value):
-        return None
-
-
-class StoreSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = I18nField()
-    description = I18nField()
-    type = NullField()
-    email = serializers.EmailField(source="owner.email")
-    logo = NullField()
-    contact_email = serializers.EmailField(source="owner.email")
-    facebook = NullField()
-    twitter = NullField()
-    google_plus = NullField()
-    instagram = NullField()
-    pinterest = NullField()
-    blog = NullField()
-    address = NullField()
-    phone = NullField()
-    whatsapp_phone_number = NullField()
-    business_id = NullField()
-    business_name = NullField()
-    business_address = NullField()
-    customer_accounts = serializers.SerializerMethodField()
-    plan_name = NullField()
-    country = serializers.CharField()
-    languages = serializers.SerializerMethodField()
-    domains = serializers.SerializerMethodField()
-    original_domain = serializers.SerializerMethodField()
-    current_theme = NullField()
-    main_language = serializers.CharField()
-    main_currency = serializers.CharField(source="currency")
-    admin_language = serializers.CharField(source="main_language")
-    has_multicd = serializers.SerializerMethodField()
-    created_at = TimestampField()
-
-    def get_customer_accounts(self, store) -> str:
-        return "optional"
-
-    @extend_schema_field(
-        {
-            "type": "object",
-            "additionalProperties": {
-                "type": "object",
-                "properties": {"currency": {"type": "string"}, "active": {"type": "boolean"}},
-            },
-        }
-    )
-    def get_languages(self, store):
-        return {code: {"currency": store.currency, "active": True} for code in store.languages}
-
-    def get_domains(self, store) -> list[str]:
-        return []
-
-    def get_original_domain(self, store) -> str:
-        return urlsplit(settings.EXTERNAL_URL).netloc
-
-    def get_has_multicd(self, store) -> bool:
-        return False

@@ -1,0 +1,2 @@
+"""Tiendanube's wire shapes, one module per resource group: the only place that knows
+wire field names."""
