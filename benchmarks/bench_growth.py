@@ -90,7 +90,10 @@ def endpoints(token: str) -> list[tuple[str, str, dict]]:
         ("registry", "/api/v2.0/projects?page_size=100&page=5", admin),
         ("registry", "/api/v2.0/repositories?page_size=100", admin),
         ("registry", "/api/v2.0/projects/project0042/repositories?page_size=100", admin),
+        # Harbor's search answers every match, unpaged: "repo042" matches 10x the
+        # repositories at medium (one per project), "project0042" the same 100.
         ("registry", "/api/v2.0/search?q=repo042", admin),
+        ("registry", "/api/v2.0/search?q=project0042", admin),
         ("codehost", "/api/v1/repos/search?limit=50", gitea),
         ("codehost", "/api/v1/repos/search?q=falcon&limit=50", gitea),
         ("codehost", "/api/v1/repos/search?q=falcon&limit=50", {}),

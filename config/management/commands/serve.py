@@ -55,7 +55,7 @@ class Command(BaseCommand):
                 "--without-gossip",
                 "--without-mingle",
                 "--concurrency",
-                os.environ.get("WORKER_CONCURRENCY", "4"),
+                os.environ.get("WORKER_CONCURRENCY", str(max(os.cpu_count() or 1, 2))),
             ],
         }
         self.stdout.write(f"Serving on http://127.0.0.1:{settings.PORT} (Ctrl-C stops everything)")
