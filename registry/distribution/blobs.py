@@ -208,21 +208,19 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
         if staged.size() != upload.offset or staged.digest(algorithm) != digest:
             cancel_upload(upload)
             raise DigestInvalid(detail={"digest": digest})
+        # Refused early, before the bytes are joined; the charge checks again under the lock.
         _add_to_project(upload.repository_name, digest, upload.offset, None, check_only=True)
         staged.prepare(digest)
-        # Outside any transaction: on S3 promoting is a copy request to the service, and no
-        # HTTP call runs inside one. The row's renewed update_time, committed first, keeps
-        # garbage collection away from the file until the charge has linked it (a sweep
-        # that held the row already removed both: touch creates it afresh). A blob the
-        # charge then refuses stays unlinked and goes at the next collection.
-        blob = touch(digest, upload.offset)
-        staged.promote(digest)
-        _add_to_project(
-            upload.repository_name,
-            digest,
-            upload.offset,
-            lambda: link(upload.repository_name, blob),
-        )
+
+        def store():
+            # The row first, locked until the charge commits: garbage collection then
+            # keeps the file promote finds (or removed both before we got the row), even
+            # with a zero window. On S3 promote is a copy request made under that lock.
+            blob = touch(digest, upload.offset)
+            staged.promote(digest)
+            link(upload.repository_name, blob)
+
+        _add_to_project(upload.repository_name, digest, upload.offset, store)
         # The staging goes after the charge committed (on S3: requests to the service).
         storage.discard_upload_file(upload.id)
         upload.delete()

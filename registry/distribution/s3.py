@@ -221,9 +221,8 @@ class _ObjectUpload:
             self.segments = [(joined, self.offset)]
 
     def promote(self, digest: str) -> None:
-        """Copy the verified bytes to the blob's address (one request to the service, made
-        outside any transaction once the blob's row is renewed); the staging goes once the
-        charge has committed."""
+        """Copy the verified bytes to the blob's address (under the blob row's lock, as the
+        filesystem's rename); the staging goes once the charge has committed."""
         target = _key(storage.blob_path(digest))
         if not _exists(target):
             _compose(self.upload_id, self.segments, target)
