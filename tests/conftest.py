@@ -203,18 +203,9 @@ class BlobStorage:
 
 
 def pytest_generate_tests(metafunc):
-    """A test marked `both_storages` runs once per blob storage kind; with
-    `s3_backend="postgres"` its S3 run is skipped on the other backend (a slow test whose
-    storage code does not depend on the database)."""
-    marker = metafunc.definition.get_closest_marker("both_storages")
-    if marker is None:
-        return
-    only = marker.kwargs.get("s3_backend")
-    s3 = "s3"
-    if only and only != BACKEND:
-        reason = f"S3 run on TEST_BACKEND={only} only (time budget of make test)"
-        s3 = pytest.param("s3", marks=pytest.mark.skip(reason=reason))
-    metafunc.parametrize("blob_storage", ["filesystem", s3], indirect=True)
+    """A test marked `both_storages` runs once per blob storage kind, on both backends."""
+    if metafunc.definition.get_closest_marker("both_storages") is not None:
+        metafunc.parametrize("blob_storage", ["filesystem", "s3"], indirect=True)
 
 
 @pytest.fixture

@@ -165,7 +165,7 @@ def skopeo(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.both_storages(s3_backend="postgres")
+@pytest.mark.both_storages
 @pytest.mark.parametrize("fmt", ["oci", "v2s2"])
 def test_skopeo_copies_an_image_in_and_out(fmt, host, project, owner, tmp_path, isolated_home):
     layout = tmp_path / "layout"

@@ -162,7 +162,7 @@ def referenced_bytes(project: Project) -> int:
     return sum(held.values_list("size", flat=True))
 
 
-@pytest.mark.both_storages(s3_backend="postgres")
+@pytest.mark.both_storages
 def test_pulls_quota_and_statistics_stay_exact(reg, admin_reg, project, settings, blob_storage):
     settings.GC_TIME_WINDOW_HOURS = 0
     digests = [

@@ -19,7 +19,7 @@ from tests.registry_oci.conftest import sha256
 from tests.services.web import gunicorn
 
 NAME = "team/app"
-pytestmark = pytest.mark.both_storages(s3_backend="postgres")
+pytestmark = pytest.mark.both_storages
 
 
 def web_server(log_path: Path, blob_storage=None):
@@ -169,7 +169,7 @@ def test_blob_bodies_read_from_the_socket_keep_the_connection_in_step(
         connection.close()
 
 
-def test_pulls_still_queued_are_written_when_the_server_stops(reg, bearer, tmp_path):
+def test_pulls_still_queued_are_written_when_the_server_stops(reg, bearer, tmp_path, blob_storage):
     """Pull records wait (here: up to ten minutes) for their batch; a clean stop (SIGTERM,
     as `make run` and operators send) writes them."""
     from registry.models import AuditLog, Repository
@@ -182,6 +182,7 @@ def test_pulls_still_queued_are_written_when_the_server_stops(reg, bearer, tmp_p
         workers=1,
         threads=2,
         REGISTRY_PULL_RECORD_MS=600_000,
+        **blob_storage.env,
     )
     with server as (base, _):
         for reference in ("v1", digest):
