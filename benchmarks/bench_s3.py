@@ -19,16 +19,9 @@ from pathlib import Path
 
 import requests
 
-from benchmarks.bench_oci import (
-    ADMIN,
-    PeakRss,
-    big_upload_memory,
-    blob_source,
-    pull_blob,
-    push_blob,
-    server_pids,
-)
+from benchmarks.bench_oci import ADMIN, NAME, blob_source, pull_blob, push_blob, server_pids
 from benchmarks.harness import backing_services, manage, print_table, run_django, web_server
+from benchmarks.oci_memory import PeakRss, big_upload_memory
 from tests.services.s3 import S3Server, new_bucket, s3_client, s3_settings_env
 from tests.services.servers import Services
 
@@ -136,7 +129,7 @@ def run() -> None:
                     pulls[label].append(pull_blob(opened, base, digest, size))
                 pulls[direct].append(direct_pull(client, bucket))
             sampling.close()
-            memory = big_upload_memory(s3)
+            memory = big_upload_memory(s3, server_pids(s3, workers=2), ADMIN, NAME)
         rows = [
             {
                 "storage": label,
