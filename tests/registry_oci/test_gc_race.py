@@ -98,8 +98,11 @@ class Pusher:
             self.errors.append(repr(error))
 
 
+@pytest.mark.both_storages
 @pytest.mark.django_db(transaction=True)
-def test_pushes_racing_garbage_collection_never_lose_a_blob(registry_url, owner, project, settings):
+def test_pushes_racing_garbage_collection_never_lose_a_blob(
+    registry_url, owner, project, settings, blob_storage
+):
     settings.GC_TIME_WINDOW_HOURS = 0
     shared = [f"shared layer {n}\n".encode() * 3000 for n in range(6)]
     seed = Registry(registry_url, owner.username)
