@@ -43,17 +43,28 @@ LINKED_BLOB = (
 )
 
 
-def renew(digest: str) -> bool:
-    """Whether the digest has a row, its update_time renewed (committed) before a push
-    relies on its object: garbage collection re-reads it under the row's lock and keeps a
-    blob touched within its window."""
-    return bool(Blob.objects.filter(digest=digest).update(update_time=timezone.now()))
+def renew(digest: str) -> str | None:
+    """The object the digest's row names, the row's update_time renewed (committed) before
+    a push relies on it: garbage collection re-reads it under the row's lock and keeps a
+    blob touched within its window. None without a row."""
+    rows = Blob.objects.filter(digest=digest)
+    if not rows.update(update_time=timezone.now()):
+        return None
+    return rows.values_list("object_name", flat=True).first()
 
 
-def claim(digest: str, size: int, fresh: str | None) -> Blob | None:
+def reusable(found: str | None) -> bool:
+    """Whether a push may rely on the object `renew` found instead of writing the bytes
+    (checked outside any transaction): one lost outside the registry is written again."""
+    return found is not None and storage.object_exists(found)
+
+
+def claim(digest: str, size: int, fresh: str | None, lost: str | None = None) -> Blob | None:
     """The digest's row locked until the caller's transaction ends, touched: the existing
-    one (its object kept), else a new one naming the object `fresh` that the caller wrote
-    before (None when there is neither: garbage collection removed the row meanwhile).
+    one (its object kept, unless it still names `lost`, the object the caller found
+    missing: it then names `fresh`), else a new one naming the object `fresh` that the
+    caller wrote before (None when there is neither: garbage collection removed the row
+    meanwhile).
 
     Two pushes of one digest racing: the second INSERT waits for the first and fails, and
     the second push takes the first one's row; its own object is then the caller's to
@@ -69,8 +80,11 @@ def claim(digest: str, size: int, fresh: str | None) -> Blob | None:
                 )
         except IntegrityError:
             blob = Blob.objects.select_for_update().filter(digest=digest).first()
-    if blob is not None:
-        Blob.objects.filter(pk=blob.pk).update(update_time=now)
+    if blob is None:
+        return None
+    if fresh is not None and lost is not None and blob.object_name == lost:
+        blob.object_name = fresh
+    Blob.objects.filter(pk=blob.pk).update(update_time=now, object_name=blob.object_name)
     return blob
 
 
@@ -79,9 +93,10 @@ def put(digest: str, size: int, write) -> Blob:
     existing row renewed, else `write()` stores a new object (outside any transaction)
     and a short transaction records it; written after all when garbage collection
     removed the row between the renew and the transaction."""
-    fresh = None if renew(digest) else write()
+    found = renew(digest)
+    fresh = None if reusable(found) else write()
     with transaction.atomic():
-        blob = claim(digest, size, fresh)
+        blob = claim(digest, size, fresh, lost=found)
     if blob is None:
         fresh = write()
         with transaction.atomic():
@@ -250,17 +265,19 @@ def _store_and_link(upload: Upload, digest: str, staged) -> None:
     """The verified bytes become the digest's blob in the repository, charged.
 
     No request to the storage inside the transaction: a new object is written before it
-    (unless the digest has a row, which is then re-used), the row is created or locked and
-    linked inside it, and an object that ended up unused (refused, or a racing upload's
-    row won) is deleted after it. A row that garbage collection removed between the renew
-    and the transaction is replaced: the bytes are written after all and it is tried again.
+    (unless the digest has a row whose object is there: it is re-used), the row is created
+    or locked and linked inside it, and an object that ended up unused (refused, or a
+    racing upload's row won) is deleted after it. A row that garbage collection removed
+    between the renew and the transaction is replaced: the bytes are written after all and
+    it is tried again.
     """
-    fresh = None if renew(digest) else staged.store(digest)
+    found = renew(digest)
+    fresh = None if reusable(found) else staged.store(digest)
     for _ in range(2):
         claimed = []
 
         def store(fresh=fresh, claimed=claimed):
-            blob = claim(digest, upload.offset, fresh)
+            blob = claim(digest, upload.offset, fresh, lost=found)
             if blob is not None:
                 link(upload.repository_name, blob)
                 claimed.append(blob)

@@ -348,6 +348,10 @@ def save_bytes(digest: str, data: bytes) -> str:
     return blob_storage().save(new_object_name(digest), ContentFile(data))
 
 
+def object_exists(name: str) -> bool:
+    return blob_storage().exists(name)
+
+
 def delete_objects(names) -> None:
     """Remove blob objects (a missing one is no error). Called after the commit that
     removed or never made the rows naming them, never inside a transaction."""

@@ -97,21 +97,21 @@ def test_racing_uploads_of_one_digest_both_finish_on_one_object(reg, blob_storag
 def test_an_upload_whose_row_a_sweep_removes_meanwhile_writes_a_new_object(
     reg, blob_storage, monkeypatch
 ):
-    """The digest's row exists when the upload completes (its bytes would be re-used) and
-    a zero-window sweep removes row and object before the upload's transaction: the upload
-    writes the bytes under a new name, which the sweep's delete cannot reach."""
+    """The digest's row and object exist when the upload completes (its bytes would be
+    re-used) and a zero-window sweep removes both before the upload's transaction: the
+    upload writes the bytes under a new name, which the sweep's delete cannot reach."""
     data = b"garbage wanted back\n" * 500
     digest = reg.upload("team/seed", data)
     old = Blob.objects.get(digest=digest).object_name
-    renew = blobs.renew
+    exists = storage.object_exists
 
-    def renew_then_sweep(wanted):
-        found = renew(wanted)
-        pk = Blob.objects.get(digest=wanted).pk
+    def checked_then_swept(name):
+        found = exists(name)
+        pk = Blob.objects.get(digest=digest).pk
         assert services.sweep([pk], timezone.now() + timedelta(seconds=1))
         return found
 
-    monkeypatch.setattr(blobs, "renew", renew_then_sweep)
+    monkeypatch.setattr(storage, "object_exists", checked_then_swept)
     location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
     done = reg.request("PUT", location, params={"digest": digest}, data=data)
     assert done.status_code == 201, done.text
@@ -119,6 +119,23 @@ def test_an_upload_whose_row_a_sweep_removes_meanwhile_writes_a_new_object(
     assert new != old
     assert blob_storage.blob_objects(digest) == [new]
     assert reg.request("GET", f"/v2/team/app/blobs/{digest}").content == data
+
+
+@pytest.mark.both_storages
+def test_a_blob_whose_object_was_lost_is_stored_again_by_a_push(reg, blob_storage):
+    """Bytes lost outside the registry (an operator's mistake, a storage moved without
+    them): uploading or pushing the digest again writes a new object and the row names it."""
+    data = b"a layer whose object went missing\n" * 100
+    digest = image(reg, "team/app", "v1", data)
+    lost = [Blob.objects.get(digest=d).object_name for d in (sha256(data), digest)]
+    storage.delete_objects(lost)
+    assert reg.request("GET", f"/v2/team/app/blobs/{sha256(data)}").status_code == 404
+    assert reg.upload("team/app", data) == sha256(data)
+    assert image(reg, "team/app", "v1", data) == digest
+    for wanted, old in zip((sha256(data), digest), lost, strict=True):
+        name = Blob.objects.get(digest=wanted).object_name
+        assert name != old and blob_storage.blob_objects(wanted) == [name]
+    pull_all(reg, "team/app", "v1")
 
 
 @pytest.mark.both_storages
