@@ -18,7 +18,7 @@ an HTTP request) and still a racing garbage collection never deletes bytes a row
   the row recorded; a push that finds no row writes a new name, never a doomed one;
 - an object no row names (a process died between writing and recording, or between
   deleting a row and its object) is removed by garbage collection once it is older than
-  REGISTRY_ORPHAN_GRACE_MINUTES (`orphan_objects`).
+  REGISTRY_ORPHAN_GRACE_MINUTES (`registry.gc.services.purge_orphan_objects`).
 """
 
 import contextlib

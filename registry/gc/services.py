@@ -4,7 +4,7 @@ It runs online. Its cutoff is the moment the mark began minus GC_TIME_WINDOW_HOU
 push touched since then is kept. The rules that make a racing push safe:
 
 - pushes renew a blob row's `update_time` (committed) before relying on its file
-  (`blobs.touch`, mounts), and lock the rows of the blobs a manifest references while its
+  (`blobs.renew`, mounts), and lock the rows of the blobs a manifest references while its
   artifact is recorded (`manifests._hold_blobs`);
 - the sweep locks a batch of candidate rows (in primary key order, as pushes do), reads
   the rules again in a new statement and deletes the rows; once that has committed it
