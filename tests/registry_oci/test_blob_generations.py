@@ -182,14 +182,17 @@ def test_blobs_stored_before_generations_still_pull(reg, blob_storage):
     legacy = f"blobs/{algorithm}/{hexpart[:2]}/{hexpart}"
     executor = MigrationExecutor(connection)
     executor.migrate([BEFORE_GENERATIONS])
-    old = executor.loader.project_state([BEFORE_GENERATIONS]).apps
-    blob = old.get_model("registry", "Blob").objects.create(digest=digest, size=len(data))
-    old.get_model("registry", "RepositoryBlob").objects.create(
-        repository_name="team/app", blob_id=blob.pk
-    )
-    assert storage.blob_storage().save(legacy, ContentFile(data)) == legacy
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("registry"))
+    try:
+        old = executor.loader.project_state([BEFORE_GENERATIONS]).apps
+        blob = old.get_model("registry", "Blob").objects.create(digest=digest, size=len(data))
+        old.get_model("registry", "RepositoryBlob").objects.create(
+            repository_name="team/app", blob_id=blob.pk
+        )
+        assert storage.blob_storage().save(legacy, ContentFile(data)) == legacy
+    finally:
+        # Whatever happened: the next tests need the current schema.
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes("registry"))
 
     assert Blob.objects.get(digest=digest).object_name == legacy
     assert reg.request("GET", f"/v2/team/app/blobs/{digest}").content == data
