@@ -16,7 +16,8 @@ from django.utils import timezone
 from registry.distribution import blobs, storage
 from registry.gc import services
 from registry.models import Blob
-from tests.registry_oci.conftest import sha256
+from tests.registry.factories import ProjectFactory
+from tests.registry_oci.conftest import Registry, sha256
 from tests.registry_oci.test_gc_collect import delete, image, pull_all, run_gc
 from tests.registry_oci.test_s3_storage import chunked_upload
 
@@ -58,9 +59,14 @@ def test_no_s3_request_is_made_inside_a_transaction(reg, settings, s3_calls):
 
 
 @pytest.mark.both_storages
-def test_racing_uploads_of_one_digest_both_finish_on_one_object(reg, blob_storage, monkeypatch):
+def test_racing_uploads_of_one_digest_both_finish_on_one_object(
+    registry_url, owner, project, blob_storage, monkeypatch
+):
     """Both find no row and write their own object; one row wins, the other upload links
-    it and deletes only its own object, after its commit."""
+    it and deletes only its own object, after its commit. In two projects: neither waits
+    for the other's project lock, so on PostgreSQL the second INSERT of the digest may
+    wait for the first one's commit and fail."""
+    ProjectFactory(owner=owner, name="other")
     data = b"the same layer, pushed twice at once\n" * 1000
     digest = sha256(data)
     both_checked = threading.Barrier(2, timeout=30)
@@ -75,21 +81,23 @@ def test_racing_uploads_of_one_digest_both_finish_on_one_object(reg, blob_storag
     answers = {}
 
     def push(name):
+        reg = Registry(registry_url, owner.username)
         location = reg.request("POST", f"/v2/{name}/blobs/uploads/").headers["Location"]
         answers[name] = reg.request("PUT", location, params={"digest": digest}, data=data)
 
-    threads = [threading.Thread(target=push, args=(name,)) for name in ("team/a", "team/b")]
+    threads = [threading.Thread(target=push, args=(name,)) for name in ("team/a", "other/b")]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
     assert {name: answer.status_code for name, answer in answers.items()} == {
         "team/a": 201,
-        "team/b": 201,
+        "other/b": 201,
     }
     row = Blob.objects.get(digest=digest)
     assert blob_storage.blob_objects(digest) == [row.object_name]
-    for name in ("team/a", "team/b"):
+    reg = Registry(registry_url, owner.username)
+    for name in ("team/a", "other/b"):
         assert reg.request("GET", f"/v2/{name}/blobs/{digest}").content == data
 
 
