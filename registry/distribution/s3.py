@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from registry.distribution import digests, storage
+from registry.distribution import digests, hashing, storage
 from registry.distribution.models import Upload
 
 # S3 refuses multipart parts under 5 MiB (but the last): a segment is sent in parts of
@@ -164,7 +164,7 @@ class _ObjectUpload:
     def append(self, stream, length: int | None, algorithm: str) -> int:
         key = str(self.upload_id)
         start = self.offset
-        hasher = storage._hashers.take(key, self._stamp(), algorithm)
+        hasher = hashing.running.take(key, self._stamp(), algorithm)
         if hasher is None and start == 0:
             hasher = digests.new_hasher(algorithm)
         name = f"{start:016d}-{uuid.uuid4().hex[:12]}"
@@ -184,7 +184,7 @@ class _ObjectUpload:
         self.segments = segments
         self.offset = start + size
         if hasher is not None:
-            storage._hashers.keep(key, self._stamp(), hasher)
+            hashing.running.keep(key, self._stamp(), hasher)
         return self.offset
 
     def size(self) -> int:
@@ -196,7 +196,7 @@ class _ObjectUpload:
         return sum(size for _, size in self.segments)
 
     def digest(self, algorithm: str) -> str:
-        hasher = storage._hashers.take(str(self.upload_id), self._stamp(), algorithm)
+        hasher = hashing.running.take(str(self.upload_id), self._stamp(), algorithm)
         if hasher is None:
             hasher = digests.new_hasher(algorithm)
             for name, _ in self.segments:
@@ -218,7 +218,7 @@ def _write(key: str, chunks, hasher, renew) -> int:
     upload, aborted if the body breaks off; no object for no bytes. The hasher (if any)
     sees every byte; `renew` is called at every chunk."""
     client, bucket = _bucket()
-    overlapped = storage._OverlappedHasher(hasher) if hasher is not None else None
+    overlapped = hashing.OverlappedHasher(hasher) if hasher is not None else None
     upload_id = None
     parts: list[dict] = []
     in_flight = None

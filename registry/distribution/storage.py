@@ -25,11 +25,8 @@ import contextlib
 import fcntl
 import os
 import shutil
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from django.conf import settings
@@ -37,7 +34,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from registry.distribution import digests
+from registry.distribution import digests, hashing
 from registry.distribution.models import Blob, Upload
 
 CHUNK_SIZE = 1024 * 1024
@@ -77,7 +74,7 @@ def upload_path(upload_id) -> Path:
 
 def discard_upload_file(upload_id) -> None:
     """Remove what an upload staged (it is cancelled, completed or its project deleted)."""
-    _hashers.forget(str(upload_id))
+    hashing.running.forget(str(upload_id))
     store = object_store()
     if store is not None:
         store.discard(upload_id)
@@ -206,63 +203,6 @@ def _stamp(handle) -> tuple:
     return (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
-class _RunningHashers:
-    """The digest of each upload's bytes so far, kept while the same process receives it.
-
-    An entry is only used while the staged file is exactly as this process left it (same
-    size, change time and inode): chunks of one upload may reach other processes (or
-    arrive after a restart), and then the digest is computed by reading the file again.
-    """
-
-    LIMIT = 256
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[str, tuple[tuple, object]] = OrderedDict()
-
-    def take(self, key: str, stamp: tuple, algorithm: str):
-        with self._lock:
-            entry = self._entries.pop(key, None)
-        if entry is not None and entry[0] == stamp and entry[1].name == algorithm:
-            return entry[1]
-        return None
-
-    def keep(self, key: str, stamp: tuple, hasher) -> None:
-        with self._lock:
-            self._entries[key] = (stamp, hasher)
-            while len(self._entries) > self.LIMIT:
-                self._entries.popitem(last=False)
-
-    def forget(self, key: str) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
-
-_hashers = _RunningHashers()
-
-# Hashing runs beside the request thread: hashlib releases the GIL on large updates, so
-# a chunk is hashed while the next one is received and written (sha256 costs more CPU
-# than the rest of an upload together).
-_hashing = ThreadPoolExecutor(max_workers=8, thread_name_prefix="blob-hash")
-
-
-class _OverlappedHasher:
-    """Feeds a hasher from the `_hashing` pool, one chunk in flight at a time, in order."""
-
-    def __init__(self, hasher):
-        self.hasher = hasher
-        self._pending: Future | None = None
-
-    def update(self, chunk: bytes) -> None:
-        self.finish()
-        self._pending = _hashing.submit(self.hasher.update, chunk)
-
-    def finish(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            pending.result()
-
-
 def append_to_upload(
     handle, upload_id, offset: int, stream, length: int | None, algorithm: str = "sha256"
 ) -> int:
@@ -276,10 +216,10 @@ def append_to_upload(
     """
     key = str(upload_id)
     stamp = _stamp(handle)
-    hasher = _hashers.take(key, stamp, algorithm) if stamp[0] == offset else None
+    hasher = hashing.running.take(key, stamp, algorithm) if stamp[0] == offset else None
     if hasher is None and offset == 0:
         hasher = digests.new_hasher(algorithm)
-    overlapped = _OverlappedHasher(hasher) if hasher is not None else None
+    overlapped = hashing.OverlappedHasher(hasher) if hasher is not None else None
     written = 0
     handle.truncate(offset)
     handle.seek(offset)
@@ -297,7 +237,7 @@ def append_to_upload(
         handle.truncate(offset)
         raise
     if hasher is not None:
-        _hashers.keep(key, _stamp(handle), hasher)
+        hashing.running.keep(key, _stamp(handle), hasher)
     return offset + written
 
 
@@ -334,7 +274,7 @@ def staged_size(handle) -> int:
 
 def upload_digest(handle, upload_id, algorithm: str) -> str:
     """Digest of the staged file's bytes, from the running hash while it is still exact."""
-    hasher = _hashers.take(str(upload_id), _stamp(handle), algorithm)
+    hasher = hashing.running.take(str(upload_id), _stamp(handle), algorithm)
     if hasher is None:
         hasher = digests.new_hasher(algorithm)
         handle.seek(0)
