@@ -129,7 +129,11 @@ def test_pushes_racing_garbage_collection_never_lose_a_blob(
     assert [error for p in pushers for error in p.errors] == []
     # The collector really worked among the pushes.
     assert len(runs) >= 3 and sum(run.deleted_blobs for run in runs) > 10
-    assert sum(p.pushed for p in pushers) >= PUSHERS * 2
+    # On S3 every push makes a dozen requests to moto (a Python server on the same cores):
+    # under load a run managed 6 to 26 images on the filesystem, 3 to 15 on S3.
+    assert sum(p.pushed for p in pushers) >= PUSHERS * (
+        2 if blob_storage.kind == "filesystem" else 1
+    )
     # Every manifest the registry holds has its bytes and its blobs, rows and files.
     for artifact in Artifact.objects.all():
         name = Blob.objects.get(digest=artifact.digest).object_name
