@@ -2,9 +2,16 @@ from django.urls import re_path
 
 from codehost.git_http import smart_http
 
+# Gitea's git routes: the smart protocol and the dumb one's files, nothing else of the
+# repository's directory (a path with `..` never reaches git).
+GIT_ROUTES = (
+    r"info/refs|git-upload-pack|git-receive-pack|HEAD|objects/info/[A-Za-z0-9_-]+"
+    r"|objects/[0-9a-f]{2}/[0-9a-f]{38,62}|objects/pack/pack-[0-9a-f]{40,64}\.(?:pack|idx)"
+)
+
 urlpatterns = [
     re_path(
-        r"^(?P<owner>[^/]+)/(?P<repo>[^/]+?)\.git/(?P<rest>info/refs|git-upload-pack|git-receive-pack|HEAD|objects/.+)$",
+        rf"^(?P<owner>[^/]+)/(?P<repo>[^/]+?)\.git/(?P<rest>{GIT_ROUTES})$",
         smart_http,
     ),
 ]
