@@ -11,7 +11,8 @@ GIT_ROUTES = (
 
 urlpatterns = [
     re_path(
-        rf"^(?P<owner>[^/]+)/(?P<repo>[^/]+?)\.git/(?P<rest>{GIT_ROUTES})$",
+        # No owner or repository name holds a NUL (PostgreSQL cannot even compare one).
+        rf"^(?P<owner>[^/\x00]+)/(?P<repo>[^/\x00]+?)\.git/(?P<rest>{GIT_ROUTES})$",
         smart_http,
     ),
 ]

@@ -123,6 +123,13 @@ def test_git_paths_outside_gitea_s_dumb_http_routes_are_404(client, alice, rest)
     assert b"[core]" not in response.content
 
 
+@pytest.mark.parametrize("path", ["alice%00/open.git", "alice/open%00.git"])
+def test_a_name_holding_a_nul_is_no_repository(client, alice, path):
+    # Was a 500 on PostgreSQL, which cannot compare text holding a NUL.
+    response = client.get(f"/{path}/info/refs", {"service": "git-upload-pack"})
+    assert response.status_code == 404
+
+
 def test_gitea_s_dumb_http_routes_still_answer(client, alice):
     path = codehost_git.repo_path("alice", "open")
     packs = client.get("/alice/open.git/objects/info/packs")
