@@ -40,6 +40,7 @@ from codehost.errors import Forbidden, NotFound
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
 from codehost.services import accounts, blocks, repositories, stars
 from codehost.services import orgs as org_service
+from config.limits import INT64_MAX
 
 
 class AdminViewMixin(GiteaViewMixin):
@@ -201,7 +202,12 @@ class UserTokenView(TokenAccountMixin, APIView):
     def delete(self, request, username, token):
         user = self.account(request, username)
         tokens = AccessToken.objects.filter(user=user)
-        tokens = tokens.filter(pk=int(token)) if token.isdigit() else tokens.filter(name=token)
+        # As Gitea's ParseInt: an int64 in ASCII digits is an id, anything else a name ("²"
+        # passes str.isdigit but is no number). No name holds a NUL (nor can PostgreSQL).
+        if token.isascii() and token.isdigit() and int(token) <= INT64_MAX:
+            tokens = tokens.filter(pk=int(token))
+        else:
+            tokens = tokens.filter(name=token) if "\x00" not in token else tokens.none()
         deleted, _ = tokens.delete()
         if not deleted:
             raise NotFound()
