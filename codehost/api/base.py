@@ -13,9 +13,10 @@ from codehost.access import Actor
 from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
 from codehost.api.pagination import GiteaPagination
+from codehost.api.params import check_int64
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
-from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
+from codehost.api.views.common import RepoRedirect, redirect_response
 from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
 from codehost.services import accounts

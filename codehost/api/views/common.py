@@ -11,48 +11,14 @@ from rest_framework.response import Response
 from codehost import access
 from codehost.api.serializers.repos import REPOSITORY, repository_context
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
-from codehost.errors import Forbidden, Invalid, NotFound
+from codehost.errors import Forbidden, NotFound
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
-from config.limits import INT64_MAX, INT64_MIN
 
 logger = logging.getLogger(__name__)
 
-# Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
-PARSE_BOOL_TRUE = {"1", "t", "true"}
-PARSE_BOOL_FALSE = {"0", "f", "false"}
-
 # For one repository read on its own; lists load their relations in load_relations().
 REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
-
-
-def gitea_bool(name: str, raw: str) -> bool:
-    value = raw.strip().lower()
-    if value in PARSE_BOOL_TRUE:
-        return True
-    if value in PARSE_BOOL_FALSE:
-        return False
-    raise Invalid(f"[{name}]: must be a boolean")
-
-
-def check_int64(name: str, value: int) -> int:
-    """Gitea's integer parameters are int64: anything beyond is refused, never sent to the
-    database (where it overflows, or matches nothing by accident)."""
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise Invalid(f"[{name}]: value out of range")
-    return value
-
-
-def gitea_int(name: str, raw: str) -> int:
-    try:
-        number = int(raw)
-    except ValueError as exc:
-        raise Invalid(f"[{name}]: must be an integer") from exc
-    return check_int64(name, number)
-
-
-def stripped(name: str, raw: str) -> str:
-    return raw.strip()
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:

@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
+from codehost.api.params import gitea_bool, gitea_int, stripped
 from codehost.api.serializers.bodies import (
     AddCollaboratorOptionSerializer,
     CreateForkOptionSerializer,
@@ -20,14 +21,11 @@ from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, 
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     REPO_RELATED,
-    gitea_bool,
-    gitea_int,
     render_repo,
     render_repos,
     render_user,
     require_public_repo,
     search_response,
-    stripped,
     visible_org,
     visible_owner,
     visible_repo,

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
+from codehost.api.params import gitea_bool, stripped
 from codehost.api.serializers.bodies import (
     CreateTeamOptionSerializer,
     EditTeamOptionSerializer,
@@ -20,7 +21,6 @@ from codehost.api.serializers.users import TEAM, USER, TeamSearchResultsSerializ
 from codehost.api.views.common import (
     REPO_RELATED,
     get_team,
-    gitea_bool,
     load_accounts,
     load_relations,
     reject_public_only,
@@ -29,7 +29,6 @@ from codehost.api.views.common import (
     render_user,
     require_public_repo,
     search_response,
-    stripped,
     visible_org,
 )
 from codehost.errors import NotFound
