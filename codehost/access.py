@@ -205,6 +205,32 @@ def visible_repos_filter(actor: Actor, include_private: bool = True) -> Q | None
     )
 
 
+def visible_repos(actor: Actor, repos):
+    """`repos` (a queryset) narrowed to what the caller can see."""
+    visible = visible_repos_filter(actor)
+    return repos if visible is None else repos.filter(visible)
+
+
+def visible_orgs(actor: Actor):
+    """Organizations the caller can see: public ones to anonymous callers, all but private
+    ones (plus those they belong to) to users, every one to site admins."""
+    orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
+    if not actor.signed_in:
+        return orgs.filter(visibility="public")
+    if actor.is_admin:
+        return orgs
+    return orgs.exclude(visibility="private") | orgs.filter(memberships__user=actor.owner)
+
+
+def visible_org_members(actor: Actor, org: Owner):
+    """The members of `org` the caller can see (its public members, unless the caller is a
+    member or a site admin), as Owners."""
+    members = OrgMembership.objects.filter(org=org)
+    if not (actor.is_admin or is_org_member(actor, org)):
+        members = members.filter(is_public=True)
+    return Owner.objects.filter(pk__in=members.values("user_id"))
+
+
 def _owners_with(*visibilities: str):
     return Owner.objects.filter(visibility__in=visibilities).values("id")
 

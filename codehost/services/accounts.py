@@ -113,6 +113,26 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
     return token, raw
 
 
+def token_account(actor, target: Owner, username: str):
+    """The account whose tokens `actor` lists, creates or deletes: the actor's own, or any
+    user's for a site admin (Gitea's "doer should be the site admin or be same as the
+    contextUser"); an organization has none."""
+    if target.is_organization or target.user_id is None:
+        raise NotFound(f"user does not exist [name: {username}]")
+    if not (actor.is_admin or target.pk == actor.owner.pk):
+        raise Forbidden("doer should be the site admin or be same as the contextUser")
+    return target.user
+
+
+def delete_token(user, token: str) -> None:
+    """`token` is the token's id when it is all digits, its name otherwise."""
+    tokens = AccessToken.objects.filter(user=user)
+    tokens = tokens.filter(pk=int(token)) if token.isdigit() else tokens.filter(name=token)
+    deleted, _ = tokens.delete()
+    if not deleted:
+        raise NotFound()
+
+
 def user_owner(user) -> Owner:
     """The namespace of a signed-in Django user (free when authentication loaded it)."""
     try:

@@ -28,6 +28,14 @@ def visible_owner(actor: access.Actor, name: str) -> Owner:
     return owner
 
 
+def visible_user(actor: access.Actor, name: str) -> Owner:
+    """A user account (not an organization) the caller can see."""
+    owner = visible_owner(actor, name)
+    if owner.is_organization:
+        raise NotFound(f"user does not exist [name: {name}]")
+    return owner
+
+
 def visible_org(actor: access.Actor, name: str) -> Owner:
     org = visible_owner(actor, name)
     if not org.is_organization:

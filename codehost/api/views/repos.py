@@ -30,8 +30,8 @@ from codehost.api.views.common import (
     visible_owner,
     visible_repo,
 )
-from codehost.errors import Forbidden, NotFound
-from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
+from codehost.errors import NotFound
+from codehost.models import PULL_DEFAULTS, Owner, Repository
 from codehost.search import SearchOptions, search_repos
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
@@ -133,10 +133,7 @@ class OrgReposView(GiteaViewMixin, APIView):
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
-        repos = Repository.objects.filter(owner=org)
-        visible = access.visible_repos_filter(self.actor)
-        if visible is not None:
-            repos = repos.filter(visible)
+        repos = access.visible_repos(self.actor, Repository.objects.filter(owner=org))
         page = self.paginate(repos.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
@@ -182,10 +179,7 @@ class RepoView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise NotFound()
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(EditRepoOptionSerializer, request.data)
         repo_settings.edit_repo(self.actor, found, repo_edit(data))
         if found.is_mirror:
@@ -246,10 +240,7 @@ class RepoForksView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="listForks", responses=REPOSITORY.serializer(many=True))
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
-        forks = Repository.objects.filter(parent=found)
-        visible = access.visible_repos_filter(self.actor)
-        if visible is not None:
-            forks = forks.filter(visible)
+        forks = access.visible_repos(self.actor, Repository.objects.filter(parent=found))
         page = self.paginate(forks.order_by("id"))
         return self.paginator.get_paginated_response(render_repos(self.actor, page))
 
@@ -287,10 +278,7 @@ class RepoTopicsView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise access_required()
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(RepoTopicOptionsSerializer, request.data)
         invalid = repositories.set_topics(found, data["topics"])
         if invalid:
@@ -322,7 +310,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     def get(self, request, owner, repo, collaborator):
         found, _ = self.load(owner, repo)
         user = self.collaborator(collaborator)
-        if not Collaboration.objects.filter(repo=found, user=user).exists():
+        if not repositories.is_collaborator(found, user):
             raise NotFound()
         return Response(status=204)
 
@@ -334,10 +322,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     )
     def put(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(AddCollaboratorOptionSerializer, request.data or {})
         repositories.add_collaborator(
             found, self.collaborator(collaborator), data.get("permission") or ""
@@ -347,9 +332,6 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="repoDeleteCollaborator", responses={204: None})
     def delete(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
-        Collaboration.objects.filter(repo=found, user=self.collaborator(collaborator)).delete()
+        repositories.require_repo_admin(found_access)
+        repositories.remove_collaborator(found, self.collaborator(collaborator))
         return Response(status=204)
