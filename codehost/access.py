@@ -12,7 +12,7 @@ For a page of repositories this costs at most three queries, whatever the page s
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import JSONField, Q, Value
 
 from codehost.errors import Forbidden, NotFound
 from codehost.models import (
@@ -114,29 +114,37 @@ def can_see_owner(actor: Actor, owner: Owner) -> bool:
 
 def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
     """{repo id: Access} for the caller; repos must have `owner` loaded."""
-    result = {repo.pk: Access() for repo in repos}
+    return rows_access_map(actor, [(repo.pk, repo.owner, repo.private) for repo in repos])
+
+
+def rows_access_map(actor: Actor, repos: list[tuple[int, Owner, bool]]) -> dict[int, Access]:
+    """{repo id: Access} for the caller, of (id, owner, private) triples (rows read with
+    `.values()`)."""
+    result = {pk: Access() for pk, _, _ in repos}
     if not repos:
         return result
     if actor.is_admin:
-        return {repo.pk: full_access() for repo in repos}
-    ids = [repo.pk for repo in repos]
+        return {pk: full_access() for pk, _, _ in repos}
+    ids = list(result)
     member_of: set[int] = set()
     if actor.signed_in:
-        for repo_id, mode, units in TeamRepo.objects.filter(
-            repo_id__in=ids, team__members=actor.owner
-        ).values_list("repo_id", "team__access_mode", "team__units"):
-            if mode >= AccessMode.ADMIN:
+        # The caller's teams holding these repositories and their collaborations, in one
+        # query: a collaboration has no unit settings (NULL), a team always has them.
+        teams = TeamRepo.objects.filter(repo_id__in=ids, team__members=actor.owner)
+        collaborations = Collaboration.objects.filter(repo_id__in=ids, user=actor.owner)
+        grants = teams.values_list("repo_id", "team__access_mode", "team__units").union(
+            collaborations.values_list("repo_id", "access_mode", Value(None, JSONField())),
+            all=True,
+        )
+        for repo_id, mode, units in grants:
+            if units is None or mode >= AccessMode.ADMIN:
                 result[repo_id].raise_to(mode)
             else:
                 result[repo_id].raise_to(mode, _known_units(units))
-        for collab in Collaboration.objects.filter(repo_id__in=ids, user=actor.owner).values(
-            "repo_id", "access_mode"
-        ):
-            result[collab["repo_id"]].raise_to(collab["access_mode"])
         private_orgs = {
-            repo.owner_id
-            for repo in repos
-            if repo.owner.is_organization and repo.owner.visibility == Visibility.PRIVATE
+            owner.pk
+            for _, owner, _ in repos
+            if owner.is_organization and owner.visibility == Visibility.PRIVATE
         }
         if private_orgs:
             member_of = set(
@@ -144,11 +152,11 @@ def repo_access_map(actor: Actor, repos: list[Repository]) -> dict[int, Access]:
                     "org_id", flat=True
                 )
             )
-    for repo in repos:
-        access = result[repo.pk]
-        if actor.signed_in and repo.owner_id == actor.owner.pk:
+    for pk, owner, private in repos:
+        access = result[pk]
+        if actor.signed_in and owner.pk == actor.owner.pk:
             access.raise_to(AccessMode.OWNER)
-        elif not repo.private and _owner_visible(actor, repo.owner, member_of):
+        elif not private and _owner_visible(actor, owner, member_of):
             access.raise_to(AccessMode.READ)
     return result
 

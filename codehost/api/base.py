@@ -6,7 +6,6 @@ from functools import cached_property
 from django.conf import settings
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from codehost.access import Actor
@@ -21,6 +20,7 @@ from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
 from codehost.services import accounts
 from config.parsers import StrictJSONParser
+from config.plain_json import PlainJSONRenderer
 from config.views import ServiceViewMixin, UnknownPathView
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def act_as_sudo_user(request) -> None:
     request.user = owner.user
 
 
-class GiteaJSONRenderer(JSONRenderer):
+class GiteaJSONRenderer(PlainJSONRenderer):
     charset = "utf-8"
 
 

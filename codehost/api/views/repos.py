@@ -20,10 +20,11 @@ from codehost.api.serializers.bodies import (
 from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, TopicNameSerializer
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
-    REPO_RELATED,
     render_repo,
     render_repos,
     render_user,
+    repos_page,
+    repository_rows,
     require_public_repo,
     search_response,
     visible_org,
@@ -88,7 +89,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
         repos = search_repos(self.actor, options)
         return search_response(
             self.paginator,
-            lambda: render_repos(self.actor, self.paginate(repos)),
+            lambda: render_repos(self.actor, self.paginate(repository_rows(repos))),
             # Gitea answers with its error text; ours names the failure, not the SQL.
             lambda exc: f"SearchRepository: {type(exc).__name__}",
         )
@@ -105,8 +106,7 @@ class UserReposView(GiteaViewMixin, APIView):
     )
     def get(self, request):
         repos = Repository.objects.filter(owner=self.actor.owner)
-        page = self.paginate(repos.order_by("lower_name", "id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        return repos_page(self, repos.order_by("lower_name", "id"))
 
     @extend_schema(
         tags=TAGS,
@@ -134,8 +134,7 @@ class OrgReposView(GiteaViewMixin, APIView):
     def get(self, request, org):
         org = visible_org(self.actor, org)
         repos = access.visible_repos(self.actor, Repository.objects.filter(owner=org))
-        page = self.paginate(repos.order_by("lower_name", "id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        return repos_page(self, repos.order_by("lower_name", "id"))
 
     @extend_schema(
         tags=["organization"],
@@ -229,7 +228,7 @@ class RepoByIdView(RepoViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=REPOSITORY.serializer)
     def get(self, request, id):
-        found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
+        found = Repository.objects.select_related("owner").filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
             raise NotFound()
         require_public_repo(self.actor, found)
@@ -241,8 +240,7 @@ class RepoForksView(RepoViewMixin, APIView):
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
         forks = access.visible_repos(self.actor, Repository.objects.filter(parent=found))
-        page = self.paginate(forks.order_by("id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        return repos_page(self, forks.order_by("id"))
 
     @extend_schema(
         tags=TAGS,

@@ -28,8 +28,8 @@ from codehost.api.serializers.users import (
 from codehost.api.views.common import (
     render_org,
     render_repo,
-    render_repos,
     render_user,
+    repos_page,
     require_public_user,
     visible_org,
     visible_owner,
@@ -280,8 +280,7 @@ class StarredView(GiteaViewMixin, APIView):
         repos = access.visible_repos(
             self.actor, Repository.objects.filter(stars__user=self.actor.owner)
         )
-        page = self.paginate(repos.order_by("-stars__created_at"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        return repos_page(self, repos.order_by("-stars__created_at"))
 
 
 class StarView(GiteaViewMixin, APIView):
