@@ -4,15 +4,17 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.functions import Coalesce, StrIndex
+from django.db.models.lookups import GreaterThan
 
 from registry import access, configuration
-from registry.errors import NotFound
+from registry.errors import BadRequest, NotFound
 from registry.ldap.client import LDAP_AUTH
 from registry.models import (
     Artifact,
     ArtifactReference,
+    Label,
     Project,
     ProjectMember,
     Repository,
@@ -22,6 +24,13 @@ from registry.models import (
 )
 
 User = get_user_model()
+
+
+def contains_exactly(path: str, text: str) -> GreaterThan:
+    """A filter: `path` contains `text`, case-sensitively on both databases (SQLite's LIKE,
+    and so Django's `__contains` there, ignores ASCII case; its instr() does not)."""
+    return GreaterThan(StrIndex(path, Value(text)), 0)
+
 
 # --- projects -------------------------------------------------------------------------------
 
@@ -47,6 +56,16 @@ def project_list(user, name: str = "", public: bool | None = None, owner: str = 
     if owner:
         queryset = queryset.filter(owner__username=owner)
     return queryset
+
+
+def project_members(project: Project):
+    """A project's members as Harbor lists them: users first (by username), then groups."""
+    return (
+        ProjectMember.objects.filter(project=project)
+        .select_related("user", "group")
+        # SQLite sorts NULLs first: nulls_last keeps the users first on both databases.
+        .order_by(F("user__username").asc(nulls_last=True), "group__group_name", "pk")
+    )
 
 
 ROLE_COUNT_FIELDS = {
@@ -77,6 +96,41 @@ def project_summary(user, project: Project) -> dict:
             "used": {"storage": project.storage_used},
         }
     return summary
+
+
+def require_project_named(name: str) -> None:
+    """Harbor's existence check of a project name, whoever may see the project: a name
+    holding a space is refused before any lookup."""
+    if " " in name:
+        raise BadRequest(f"invalid project name: '{name}'")
+    if not Project.objects.filter(name=name).exists():
+        raise NotFound(f"project {name} not found")
+
+
+# --- search ---------------------------------------------------------------------------------
+
+
+def search_projects(user, term: str):
+    """The visible projects whose name holds `term` (case-sensitively, as Harbor's)."""
+    return project_list(user).filter(contains_exactly("name", term)).order_by("name", "pk")
+
+
+def search_repositories(user, term: str):
+    """The repositories of visible projects whose name holds `term` (any case), with their
+    artifact count; `visible_project_names` gives their projects' names and public flags
+    (joining the projects here made SQLite's plan several times slower)."""
+    visible = access.visible_projects(user).values("pk")
+    return (
+        Repository.objects.filter(name__icontains=term, project__in=visible)
+        .annotate(artifact_count=artifact_count())
+        .order_by("name", "pk")
+    )
+
+
+def visible_project_names(user) -> dict[int, tuple[str, bool]]:
+    """{project id: (name, public)} of the projects the caller may see."""
+    rows = access.visible_projects(user).order_by().values_list("pk", "name", "is_public")
+    return {pk: (name, bool(public)) for pk, name, public in rows}
 
 
 # --- statistics -----------------------------------------------------------------------------
@@ -136,6 +190,25 @@ def artifact_count() -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+
+def label_list(scope: str, project_id: int = 0):
+    """The global labels, or one project's (scope "p"); any other scope is refused."""
+    if scope == Label.Scope.GLOBAL:
+        return Label.objects.filter(scope=scope)
+    if scope == Label.Scope.PROJECT:
+        return Label.objects.filter(scope=scope, project_id=project_id)
+    raise BadRequest(f"invalid scope: {scope}")
+
+
+def get_label(label_id: int) -> Label:
+    label = Label.objects.filter(pk=label_id).first()
+    if label is None:
+        raise NotFound(f"label {label_id} not found")
+    return label
 
 
 # --- users and groups -----------------------------------------------------------------------

@@ -5,6 +5,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.plain_json import PlainJSONRenderer, mark_plain
 from config.views import ServiceViewMixin, UnknownPathView
 from registry.api import validation
 from registry.api.authentication import HarborBasicAuthentication, HarborSessionAuthentication
@@ -25,6 +26,8 @@ class HarborViewMixin(ServiceViewMixin):
     authentication_classes = [HarborBasicAuthentication, HarborSessionAuthentication]
     permission_classes = [AllowAny]
     pagination_class = HarborPagination
+    # Lists of plain records are encoded by orjson (`paginated`); the rest as DRF does.
+    renderer_classes = [PlainJSONRenderer]
     exception_handler = staticmethod(harbor_exception_handler)
     schema = HarborAutoSchema()
 
@@ -93,13 +96,20 @@ class HarborViewMixin(ServiceViewMixin):
         ).data
         return self.paginated(data)
 
+    def records_page(self, queryset, record) -> Response:
+        """The requested page of `queryset`, read as `record`'s columns and rendered by it."""
+        rows = self.page(queryset.values(*record.columns))
+        return self.paginated([record.render(row) for row in rows], plain=True)
+
     def page(self, queryset) -> list:
         """The requested page of `queryset` (its count is taken for X-Total-Count)."""
         return self.paginator.paginate_queryset(queryset, self.request, view=self)
 
-    def paginated(self, records: list) -> Response:
-        """The page's records with Harbor's paging headers."""
-        return self.paginator.get_paginated_response(records)
+    def paginated(self, records: list, plain: bool = False) -> Response:
+        """The page's records with Harbor's paging headers; `plain`: records holding only
+        str, int, bool, None, dict and list (no float), which orjson encodes."""
+        response = self.paginator.get_paginated_response(records)
+        return mark_plain(response) if plain else response
 
     def serializer_context(self, extra: dict | None = None) -> dict:
         return {"request": self.request, **(extra or {})}

@@ -68,7 +68,8 @@ def go_swagger(data: dict, always: frozenset = frozenset(), arrays: frozenset = 
 def harbor_record(name: str, fields: dict[str, Field], **options) -> Record:
     """A go-swagger output record: keys sorted, zero values left out unless a field says
     `omit=ALWAYS`."""
-    return Record(name, fields, omit=ZERO, sort_keys=True, doc=HarborSerializer.__doc__, **options)
+    options.setdefault("doc", HarborSerializer.__doc__)
+    return Record(name, fields, omit=ZERO, sort_keys=True, **options)
 
 
 ALWAYS = ()  # omit nothing

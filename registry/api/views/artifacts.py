@@ -18,7 +18,6 @@ from registry.api.filters import (
     Exact,
     Fuzzy,
     QuerySpec,
-    contains_exactly,
     listing,
 )
 from registry.api.permissions import get_project
@@ -40,7 +39,7 @@ def _tags_filter(queryset, term):
         return queryset.filter(Exists(tags.filter(name=term.value)))
     if isinstance(term, Fuzzy):
         # Case-sensitive, unlike the other fuzzy matches (Harbor uses LIKE here).
-        return queryset.filter(Exists(tags.filter(contains_exactly("name", term.value))))
+        return queryset.filter(Exists(tags.filter(selectors.contains_exactly("name", term.value))))
     raise BadRequest("invalid value of tags")
 
 

@@ -12,7 +12,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
 from registry.api.gc_serializers import (
-    GCHistorySerializer,
+    GC_HISTORY,
     ScheduleSerializer,
     execution_record,
     schedule_record,
@@ -47,17 +47,17 @@ class GCHistoryView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getGCHistory",
         parameters=HISTORY_LISTING.parameters,
-        responses=schema.responses(GCHistorySerializer(many=True), 401, 403),
+        responses=schema.responses(GC_HISTORY.serializer(many=True), 401, 403),
     )
     def get(self, request):
         require_system_access(request, RESOURCE, "list")
         queryset = HISTORY_LISTING.filter(GCExecution.objects.all(), request.query_params)
-        return self.paginated([execution_record(row) for row in self.page(queryset)])
+        return self.records_page(queryset, GC_HISTORY)
 
 
 class GCDetailView(HarborViewMixin, APIView):
     @extend_schema(
-        operation_id="getGC", responses=schema.responses(GCHistorySerializer, 401, 403, 404)
+        operation_id="getGC", responses=schema.responses(GC_HISTORY.serializer, 401, 403, 404)
     )
     def get(self, request, gc_id):
         require_system_access(request, RESOURCE, "read")
@@ -97,7 +97,7 @@ class GCLogView(HarborViewMixin, APIView):
 
 class GCScheduleView(HarborViewMixin, APIView):
     @extend_schema(
-        operation_id="getGCSchedule", responses=schema.responses(GCHistorySerializer, 401, 403)
+        operation_id="getGCSchedule", responses=schema.responses(GC_HISTORY.serializer, 401, 403)
     )
     def get(self, request):
         require_system_access(request, RESOURCE, "read")

@@ -22,8 +22,6 @@ from registry.api.serializers.projects import (
     ProjectUpdateSerializer,
     project_records,
 )
-from registry.errors import BadRequest, NotFound
-from registry.models import Project
 from registry.services import audit, projects
 
 
@@ -76,7 +74,9 @@ class ProjectListView(HarborViewMixin, APIView):
         filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
         queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
         rows = project_rows(queryset, with_owner=with_detail)
-        return self.paginated(project_records(self.page(rows), request.user, with_detail))
+        return self.paginated(
+            project_records(self.page(rows), request.user, with_detail), plain=True
+        )
 
     @extend_schema(
         operation_id="headProject",
@@ -85,11 +85,7 @@ class ProjectListView(HarborViewMixin, APIView):
     )
     def head(self, request):
         require_login(request)
-        name = self.query_required("project_name")
-        if " " in name:
-            raise BadRequest(f"invalid project name: '{name}'")
-        if not Project.objects.filter(name=name).exists():
-            raise NotFound(f"project {name} not found")
+        selectors.require_project_named(self.query_required("project_name"))
         return self.empty()
 
     @extend_schema(

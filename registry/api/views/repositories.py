@@ -49,7 +49,7 @@ def repository_queryset(queryset):
 class RepositoryListMixin(HarborViewMixin):
     def repository_page(self, queryset):
         rows = self.page(queryset.values(*REPOSITORY.columns))
-        return self.paginated([REPOSITORY.render(row) for row in rows])
+        return self.paginated([REPOSITORY.render(row) for row in rows], plain=True)
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
