@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from config.records import Field
-from registry.api.serializers.fields import HarborTimeField, _out, harbor_record, harbor_time
+from registry.api.serializers.fields import HarborTimeField, _out, harbor_record, harbor_times
 
 AUDIT_LOG = harbor_record(
     "AuditLog",
@@ -13,6 +13,12 @@ AUDIT_LOG = harbor_record(
         "resource": Field(_out(serializers.CharField)),
         "resource_type": Field(_out(serializers.CharField)),
         "operation": Field(_out(serializers.CharField)),
-        "op_time": Field(HarborTimeField(), convert=harbor_time),
+        # Formatted by the database (audit_rows annotates it).
+        "op_time": Field(HarborTimeField(), "op_time_text"),
     },
 )
+
+
+def audit_rows(queryset):
+    """Audit entries annotated with what AUDIT_LOG reads."""
+    return queryset.annotate(**harbor_times("op_time"))

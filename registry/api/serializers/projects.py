@@ -18,7 +18,6 @@ from registry.api.serializers.fields import (
     documented,
     documented_string,
     harbor_record,
-    harbor_time,
     null_when_empty,
 )
 from registry.models import ProjectMetadata, Role
@@ -83,8 +82,9 @@ PROJECT = harbor_record(
         "owner_id": Field(_out(serializers.IntegerField)),
         "name": Field(_out(serializers.CharField)),
         "registry_id": Field(_out(serializers.IntegerField, allow_null=True)),
-        "creation_time": Field(HarborTimeField(), convert=harbor_time, omit=ALWAYS),
-        "update_time": Field(HarborTimeField(), convert=harbor_time, omit=ALWAYS),
+        # Formatted by the database (project_rows annotates them).
+        "creation_time": Field(HarborTimeField(), "creation_time_text", omit=ALWAYS),
+        "update_time": Field(HarborTimeField(), "update_time_text", omit=ALWAYS),
         "owner_name": Field(serializers.CharField(read_only=True), get=_owner_name),
         "current_user_role_id": Field(
             serializers.IntegerField(read_only=True),

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.views import APIView
 
 from registry.api import schema
-from registry.api.audit_serializers import AUDIT_LOG
+from registry.api.audit_serializers import AUDIT_LOG, audit_rows
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project, require_login
@@ -29,7 +29,7 @@ AUDIT_LISTING = listing(AUDIT_QUERY)
 class AuditLogMixin(HarborViewMixin):
     def logs_response(self, queryset):
         queryset = AUDIT_LISTING.filter(queryset, self.request.query_params)
-        return self.records_page(queryset, AUDIT_LOG)
+        return self.records_page(audit_rows(queryset), AUDIT_LOG)
 
 
 class AuditLogListView(AuditLogMixin, APIView):

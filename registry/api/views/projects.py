@@ -14,6 +14,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login
+from registry.api.serializers.fields import harbor_times
 from registry.api.serializers.projects import (
     PROJECT,
     ProjectDeletableSerializer,
@@ -59,7 +60,8 @@ PROJECT_FILTERS = ("name", "public", "owner")
 def project_rows(queryset, with_owner: bool):
     """Rows of the projects of `queryset` (from selectors.project_list) as PROJECT reads."""
     owner = {"owner_name": F("owner__username")} if with_owner else {}
-    return queryset.values(*PROJECT.columns, **owner)
+    times = harbor_times("creation_time", "update_time")
+    return queryset.annotate(**times).values(*PROJECT.columns, **owner)
 
 
 class ProjectListView(HarborViewMixin, APIView):
