@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from config.plain_json import PlainJSONRenderer, mark_plain
 from config.views import ServiceViewMixin, UnknownPathView
-from registry.api import validation
+from registry.api import harbor_schema, validation
 from registry.api.authentication import HarborBasicAuthentication, HarborSessionAuthentication
 from registry.api.exceptions import harbor_exception_handler
 from registry.api.pagination import HarborPagination
@@ -47,11 +47,13 @@ class HarborViewMixin(ServiceViewMixin):
         if method not in self.http_method_names or not hasattr(self, method):
             return  # 405 comes first for a method this route does not serve
         route = request.resolver_match.route if request.resolver_match else ""
-        op, values = validation.operation(route, request.method), kwargs
-        if "{repository_name}" in validation.template(route):
+        op, values = harbor_schema.operation(route, request.method), kwargs
+        if "{repository_name}" in harbor_schema.template(route):
             # Our repository routes take a name with raw "/" greedily; Harbor's router
             # splits there, so `.../artifacts/x/labels/abc` is removeLabel's bad label_id.
-            segmented = validation.path_operation(request.path.removeprefix(PREFIX), request.method)
+            segmented = harbor_schema.path_operation(
+                request.path.removeprefix(PREFIX), request.method
+            )
             op, values = segmented or (op, values)
         validation.validate(op, request, values)
 
@@ -140,7 +142,7 @@ class HarborUnknownPathView(HarborViewMixin, UnknownPathView):
     def initial(self, request, *args, **kwargs):
         # A served operation's path whose id segment our routes refuse (not digits, or
         # past int64) is Harbor's 422 for that parameter, not an unknown path.
-        matched = validation.path_operation(request.path.removeprefix(PREFIX), request.method)
+        matched = harbor_schema.path_operation(request.path.removeprefix(PREFIX), request.method)
         if matched:
             APIView.initial(self, request, *args, **kwargs)
             validation.validate(matched[0], request, matched[1])

@@ -130,7 +130,7 @@ def test_member_and_user_lists_query_count_is_constant(
 def test_schema_tables_are_computed_once_by_concurrent_first_requests():
     """A web process's threads answering their first requests together parse Harbor's
     schema once, not once each."""
-    from registry.api.validation import once
+    from registry.api.harbor_schema import once
 
     calls = []
     barrier = threading.Barrier(8)
