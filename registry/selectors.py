@@ -10,6 +10,7 @@ from django.db.models.lookups import GreaterThan
 
 from registry import access, configuration
 from registry.errors import BadRequest, NotFound
+from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
 from registry.models import (
     Artifact,
@@ -17,6 +18,7 @@ from registry.models import (
     Label,
     Project,
     ProjectMember,
+    ProjectMetadata,
     Repository,
     Role,
     Tag,
@@ -190,6 +192,63 @@ def artifact_count() -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def repository_artifacts(project: Project, full_name: str, every: bool = False):
+    """The artifacts of a project's repository (none when it does not exist, as Harbor
+    lists it: 200 []); Harbor's default set unless `every`."""
+    repository_id = (
+        Repository.objects.filter(project=project, name=full_name)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    artifacts = Artifact.objects.filter(repository_id=repository_id)
+    return artifacts if every else artifacts.filter(default_base())
+
+
+def visible_repositories(user):
+    """Every repository for a system admin, those of the visible projects otherwise."""
+    if access.is_sysadmin(user):
+        return Repository.objects.all()
+    return Repository.objects.filter(project__in=access.visible_projects(user).values("pk"))
+
+
+def with_artifact_count(repositories):
+    return repositories.annotate(artifact_count=artifact_count())
+
+
+# --- project metadata -----------------------------------------------------------------------
+
+# Keys hidden on projects that are not proxy caches.
+PROXY_ONLY = ("proxy_cache_filter_pattern", "proxy_cache_filter_kind")
+
+
+def project_metadata(project: Project, name: str | None = None) -> dict[str, str]:
+    """A project's metadata (one entry when `name` is given), by name."""
+    entries = ProjectMetadata.objects.filter(project=project).order_by("name")
+    if name is not None:
+        entries = entries.filter(name=name)
+    elif not project.registry_id:
+        entries = entries.exclude(name__in=PROXY_ONLY)
+    return dict(entries.values_list("name", "value"))
+
+
+# --- garbage collection ---------------------------------------------------------------------
+
+
+def gc_executions():
+    return GCExecution.objects.all()
+
+
+def get_gc_execution(gc_id: int) -> GCExecution:
+    execution = GCExecution.objects.filter(pk=gc_id).first()
+    if execution is None:
+        raise NotFound(f"garbage collection {gc_id} not found")
+    return execution
+
+
+def gc_schedule() -> GCSchedule | None:
+    return GCSchedule.objects.first()
 
 
 # --- labels ---------------------------------------------------------------------------------
