@@ -28,7 +28,9 @@ class Field:
     `column`: the row key (or attribute) read, defaulting to the wire name; `get(row,
     context)`: a computed value instead (it reads no column of its own); `fixed`: the same
     value for every row instead (what is not modelled); `convert`: applied to the value;
-    `omit`: values for which the key is left out (default: the record's).
+    `adapt(value, context)`: applied after it, for a conversion that needs the rendering
+    context (a store's languages); `omit`: values for which the key is left out (default:
+    the record's).
     """
 
     def __init__(
@@ -40,6 +42,7 @@ class Field:
         fixed=_DEFAULT,
         convert: Callable | None = None,
         omit: tuple = _DEFAULT,
+        adapt: Callable | None = None,
     ):
         self.schema = schema
         self.column = column
@@ -47,6 +50,7 @@ class Field:
         self.fixed = fixed
         self.reads = get is None and fixed is _DEFAULT
         self.convert = convert
+        self.adapt = adapt
         self.omit = omit
 
 
@@ -84,6 +88,7 @@ class Record:
                 field.get,
                 field.fixed,
                 field.convert,
+                field.adapt,
                 omit if field.omit is _DEFAULT else field.omit,
             )
             for key, field in ((key, fields[key]) for key in order)
@@ -92,7 +97,7 @@ class Record:
 
     def render(self, row, context: dict | None = None) -> dict:
         out = {}
-        for key, read, get, fixed, convert, omit in self._plan:
+        for key, read, get, fixed, convert, adapt, omit in self._plan:
             if read is not None:
                 value = read(row)
             elif get is not None:
@@ -101,6 +106,8 @@ class Record:
                 value = fixed
             if convert is not None:
                 value = convert(value)
+            if adapt is not None:
+                value = adapt(value, context)
             if omit and value in omit:
                 continue
             out[key] = value

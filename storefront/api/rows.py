@@ -1,16 +1,15 @@
-"""Catalogue reads as plain rows: one `.values()` query per table, rendered straight into
-Tiendanube's wire dicts.
+"""Store answers read as plain rows: one `.values()` query per table, rendered by the
+records of `storefront.api.serializers.records`.
 
 A page of 200 products brings 600 variants with it; building model instances, prefetch
 querysets and datetimes for them cost most of a listing's time. Here the database hands
 back timestamps already formatted (`WireTime`), and each table is read once per page.
-The serializers in `storefront.api.serializers` keep describing the shapes (OpenAPI) and
-render single model instances through these same functions (`instance_row`).
+Single objects that a write returns are rendered from their model instance
+(`instance_row`), through the same records.
 """
 
 import datetime
 import decimal
-import json
 from collections import defaultdict
 from functools import cache
 
@@ -19,7 +18,15 @@ from django.core.exceptions import EmptyResultSet
 from django.db.models import CharField, F, Func, TextField, Value
 from django.db.models.functions import Cast
 
-from storefront.models import Category, Product, ProductImage, Variant, product_url
+from config.records import Record
+from storefront.api.serializers.records import (
+    CATEGORY,
+    PRODUCT,
+    PRODUCT_IMAGE,
+    VARIANT,
+    context_of,
+)
+from storefront.models import Category, Product, ProductImage, Variant
 
 WIRE_TIME_POSTGRES = 'YYYY-MM-DD"T"HH24:MI:SS"+0000"'
 WIRE_TIME_STRFTIME = "%Y-%m-%dT%H:%M:%S+0000"
@@ -48,62 +55,12 @@ def timed(prefix: str = "") -> dict:
     return {"created": WireTime(f"{prefix}created_at"), "updated": WireTime(f"{prefix}updated_at")}
 
 
-PRODUCT_COLUMNS = (
-    "id",
-    "store_id",
-    "name",
-    "description",
-    "handle",
-    "attributes",
-    "published",
-    "free_shipping",
-    "requires_shipping",
-    "video_url",
-    "seo_title",
-    "seo_description",
-    "brand",
-    "tags",
-)
-VARIANT_COLUMNS = (
-    "id",
-    "image_id",
-    "product_id",
-    "position",
-    "price",
-    "compare_at_price",
-    "promotional_price",
-    "stock",
-    "weight",
-    "width",
-    "height",
-    "depth",
-    "sku",
-    "values",
-    "barcode",
-    "mpn",
-    "age_group",
-    "gender",
-    "cost",
-)
-IMAGE_COLUMNS = ("id", "product_id", "src", "position", "alt")
-I18N_COLUMNS = ("name", "description", "handle")
-
-
-def i18n(value, languages: list[str]) -> dict:
-    value = value if isinstance(value, dict) else {}
-    return {code: value.get(code) or "" for code in languages}
-
-
-def money(value, places: int = 2) -> str | None:
-    return None if value is None else f"{value:.{places}f}"
-
-
 def timestamp(value: datetime.datetime) -> str:
     return value.astimezone(datetime.UTC).strftime(WIRE_TIME_STRFTIME)
 
 
 def instance_row(instance) -> dict:
-    """A model instance as the row `.values(*COLUMNS, **timed())` would have read."""
+    """A model instance as the row `values()` would have read."""
     row = dict(vars(instance))
     row["created"] = timestamp(instance.created_at)
     row["updated"] = timestamp(instance.updated_at)
@@ -192,109 +149,47 @@ def _sqlite_decimal(field):
     return convert
 
 
-# --- one resource each (key order as in Tiendanube's answers) -----------------------------
+# --- rows of a record -------------------------------------------------------------------
+
+TIMED = ("created", "updated")
 
 
-def variant_payload(row: dict, languages: list[str]) -> dict:
-    return {
-        "id": row["id"],
-        "image_id": row["image_id"],
-        "product_id": row["product_id"],
-        "position": row["position"],
-        "price": money(row["price"]),
-        "compare_at_price": money(row["compare_at_price"]),
-        "promotional_price": money(row["promotional_price"]),
-        "stock_management": row["stock"] is not None,
-        "stock": row["stock"],
-        "weight": money(row["weight"], 3),
-        "width": money(row["width"]),
-        "height": money(row["height"]),
-        "depth": money(row["depth"]),
-        "sku": row["sku"],
-        "values": [i18n(value, languages) for value in row["values"]],
-        "barcode": row["barcode"],
-        "mpn": row["mpn"],
-        "age_group": row["age_group"],
-        "gender": row["gender"],
-        "cost": money(row["cost"]),
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
+def values(queryset, record: Record, prefix: str = ""):
+    """`queryset.values()` of `record`'s columns, timestamps formatted."""
+    return queryset.values(
+        *(column for column in record.columns if column not in TIMED), **timed(prefix)
+    )
 
 
-def image_payload(row: dict) -> dict:
-    return {
-        "id": row["id"],
-        "product_id": row["product_id"],
-        "src": row["src"],
-        "position": row["position"],
-        "alt": row["alt"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
+class Rows:
+    """A `.values()` queryset as the paginator counts and slices it: each slice read by
+    `read`."""
+
+    def __init__(self, queryset):
+        self.queryset = queryset
+
+    def count(self) -> int:
+        return self.queryset.count()
+
+    def __getitem__(self, window: slice) -> list[dict]:
+        return read(self.queryset[window])
 
 
-def category_payload(row: dict, subcategories: list[int], languages: list[str]) -> dict:
-    return {
-        "id": row["id"],
-        "name": i18n(row["name"], languages),
-        "description": i18n(row["description"], languages),
-        "handle": i18n(row["handle"], languages),
-        "parent": row["parent_id"],
-        "subcategories": subcategories,
-        "google_shopping_category": row["google_shopping_category"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
-
-
-def product_payload(row: dict, languages: list[str], variants, images, categories) -> dict:
-    return {
-        "id": row["id"],
-        "name": i18n(row["name"], languages),
-        "description": i18n(row["description"], languages),
-        "handle": i18n(row["handle"], languages),
-        "attributes": [i18n(value, languages) for value in row["attributes"]],
-        "published": row["published"],
-        "free_shipping": row["free_shipping"],
-        "requires_shipping": row["requires_shipping"],
-        "canonical_url": product_url(row["store_id"], row["id"]),
-        "video_url": row["video_url"],
-        "seo_title": row["seo_title"],
-        "seo_description": row["seo_description"],
-        "brand": row["brand"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-        "variants": variants,
-        "tags": row["tags"],
-        "images": images,
-        "categories": categories,
-    }
-
-
-# --- whole products: a page in a constant number of queries -------------------------------
-
-
-def product_rows(queryset):
-    """The products of `queryset` (filtered, ordered; sliced by the caller) as rows."""
-    return queryset.values(*PRODUCT_COLUMNS, **timed())
-
-
-class ProductPages:
+class ProductPages(Rows):
     """Products as the paginator counts and slices them. A slice reads the page's ids in
     a subquery (off an index for the default order) and the full rows of those ids only:
     rows skipped by a deep OFFSET are never read or formatted."""
 
     def __init__(self, ordered, sort):
-        self.ordered = ordered  # filtered and sorted
+        super().__init__(ordered)  # filtered and sorted
         self.sort = sort  # applies the same order to another product queryset
 
-    def count(self) -> int:
-        return self.ordered.count()
+    def __getitem__(self, window: slice) -> list[dict]:
+        ids = self.queryset.values("pk")[window]
+        return read(values(self.sort(Product.objects.filter(pk__in=ids)), PRODUCT))
 
-    def __getitem__(self, window: slice):
-        ids = self.ordered.values("pk")[window]
-        return read(product_rows(self.sort(Product.objects.filter(pk__in=ids))))
+
+# --- whole products and categories: a page in a constant number of queries ---------------
 
 
 def subcategories_of(category_ids) -> dict[int, list[int]]:
@@ -306,26 +201,35 @@ def subcategories_of(category_ids) -> dict[int, list[int]]:
     return children
 
 
+def render_categories(store, rows: list[dict]) -> list[dict]:
+    """Categories with their subcategories: one query whatever the number of rows."""
+    context = context_of(store)
+    context["subcategories"] = subcategories_of([row["id"] for row in rows]) if rows else {}
+    return [CATEGORY.render(row, context) for row in rows]
+
+
 def render_products(store, rows: list[dict]) -> list[dict]:
     """Products with their variants, images and categories: four queries whatever the
     number of rows (none for no rows)."""
     if not rows:
         return []
-    languages = store.languages
+    context = context_of(store)
     ids = [row["id"] for row in rows]
-    variants = defaultdict(list)
-    for row in read(_variant_rows().filter(product_id__in=ids)):
-        variants[row["product_id"]].append(variant_payload(row, languages))
-    images = defaultdict(list)
-    for row in read(_image_rows().filter(product_id__in=ids)):
-        images[row["product_id"]].append(image_payload(row))
-    categories = _categories_by_product(ids, languages)
-    return [
-        product_payload(
-            row, languages, variants[row["id"]], images[row["id"]], categories[row["id"]]
-        )
-        for row in rows
-    ]
+    context["variants"] = _by_product(
+        VARIANT, read(_variant_rows().filter(product_id__in=ids)), context
+    )
+    context["images"] = _by_product(
+        PRODUCT_IMAGE, read(_image_rows().filter(product_id__in=ids)), context
+    )
+    context["categories"] = _categories_by_product(ids, context)
+    return [PRODUCT.render(row, context) for row in rows]
+
+
+def _by_product(record: Record, rows: list[dict], context: dict) -> dict[int, list[dict]]:
+    rendered = defaultdict(list)
+    for row in rows:
+        rendered[row["product_id"]].append(record.render(row, context))
+    return rendered
 
 
 # The page's variants, images and category links are read by querysets built once per
@@ -335,31 +239,38 @@ def render_products(store, rows: list[dict]) -> list[dict]:
 
 @cache
 def _variant_rows():
-    return Variant.objects.order_by("position", "id").values(*VARIANT_COLUMNS, **timed())
+    return values(Variant.objects.order_by("position", "id"), VARIANT)
 
 
 @cache
 def _image_rows():
-    return ProductImage.objects.order_by("position", "id").values(*IMAGE_COLUMNS, **timed())
+    return values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE)
+
+
+# A category's JSON columns, read through the link table as text (decoded once per page).
+JSON_COLUMNS = ("name", "description", "handle")
 
 
 @cache
 def _category_link_rows():
+    plain = (c for c in CATEGORY.columns if c not in (*TIMED, *JSON_COLUMNS, "id"))
     return Product.categories.through.objects.order_by("category_id").values(
         "product_id",
         "category_id",
-        **{column: Cast(f"category__{column}", TextField()) for column in I18N_COLUMNS},
-        parent_id=F("category__parent_id"),
-        google_shopping_category=F("category__google_shopping_category"),
+        **{column: Cast(f"category__{column}", TextField()) for column in JSON_COLUMNS},
+        **{column: F(f"category__{column}") for column in plain},
         **timed(prefix="category__"),
     )
 
 
-def _categories_by_product(product_ids: list[int], languages: list[str]) -> dict[int, list]:
+def _categories_by_product(product_ids: list[int], context: dict) -> dict[int, list]:
     """Full category objects of each product. The link rows repeat a category for every
-    product in it: its i18n columns come as JSON text, decoded and rendered once."""
+    product in it: its JSON columns come as text, decoded and rendered once."""
     links = read(_category_link_rows().filter(product_id__in=product_ids))
-    children = subcategories_of({link["category_id"] for link in links}) if links else {}
+    context = {
+        **context,
+        "subcategories": subcategories_of({link["category_id"] for link in links}) if links else {},
+    }
     rendered: dict[int, dict] = {}
     by_product = defaultdict(list)
     for link in links:
@@ -369,8 +280,8 @@ def _categories_by_product(product_ids: list[int], languages: list[str]) -> dict
             row = {
                 **link,
                 "id": pk,
-                **{column: json.loads(link[column]) for column in I18N_COLUMNS},
+                **{column: orjson.loads(link[column]) for column in JSON_COLUMNS},
             }
-            category = rendered[pk] = category_payload(row, children.get(pk, []), languages)
+            category = rendered[pk] = CATEGORY.render(row, context)
         by_product[link["product_id"]].append(category)
     return by_product
