@@ -15,7 +15,7 @@ from functools import cache
 
 import orjson
 from django.core.exceptions import EmptyResultSet
-from django.db.models import CharField, F, Func, TextField, Value
+from django.db.models import CharField, DecimalField, F, Func, TextField, Value
 from django.db.models.functions import Cast
 
 from config.records import Record
@@ -50,6 +50,32 @@ class WireTime(Func):
         ).as_sql(compiler, connection)
 
 
+class WireDecimal(Func):
+    """A decimal column as text with its field's places (`1500.00`, null stays null),
+    formatted by the database: building and formatting a Decimal per value cost more
+    than the rest of a variant's rendering."""
+
+    def __init__(self, column: str, places: int):
+        super().__init__(F(column), output_field=CharField())
+        self.places = places
+
+    def as_postgresql(self, compiler, connection, **extra):
+        # numeric(p, s) as text keeps its s places.
+        column, params = compiler.compile(self.source_expressions[0])
+        return f"({column})::text", params
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Django keeps SQLite decimals as integers or reals rounded to the field's places.
+        column, params = compiler.compile(self.source_expressions[0])
+        sql = f"CASE WHEN {column} IS NULL THEN NULL ELSE printf('%%.{self.places}f', {column}) END"
+        return sql, (*params, *params)
+
+
+# Row keys of the values the database formats: timestamps, and decimals (`<column>_text`).
+TIMED = ("created", "updated")
+TEXT = "_text"
+
+
 def timed(prefix: str = "") -> dict:
     """`.values()` keywords for a row's two timestamps, formatted (`created`, `updated`)."""
     return {"created": WireTime(f"{prefix}created_at"), "updated": WireTime(f"{prefix}updated_at")}
@@ -59,11 +85,18 @@ def timestamp(value: datetime.datetime) -> str:
     return value.astimezone(datetime.UTC).strftime(WIRE_TIME_STRFTIME)
 
 
+def money(value, places: int) -> str | None:
+    return None if value is None else f"{value:.{places}f}"
+
+
 def instance_row(instance) -> dict:
     """A model instance as the row `values()` would have read."""
     row = dict(vars(instance))
     row["created"] = timestamp(instance.created_at)
     row["updated"] = timestamp(instance.updated_at)
+    for field in instance._meta.concrete_fields:
+        if isinstance(field, DecimalField):
+            row[field.name + TEXT] = money(row[field.attname], field.decimal_places)
     return row
 
 
@@ -151,14 +184,18 @@ def _sqlite_decimal(field):
 
 # --- rows of a record -------------------------------------------------------------------
 
-TIMED = ("created", "updated")
-
 
 def values(queryset, record: Record, prefix: str = ""):
-    """`queryset.values()` of `record`'s columns, timestamps formatted."""
-    return queryset.values(
-        *(column for column in record.columns if column not in TIMED), **timed(prefix)
-    )
+    """`queryset.values()` of `record`'s columns, timestamps and decimals formatted."""
+    plain, formatted = [], timed(prefix)
+    for column in record.columns:
+        if column.endswith(TEXT):
+            name = column.removesuffix(TEXT)
+            places = queryset.model._meta.get_field(name).decimal_places
+            formatted[column] = WireDecimal(prefix + name, places)
+        elif column not in TIMED:
+            plain.append(column)
+    return queryset.values(*plain, **formatted)
 
 
 class Rows:
