@@ -15,7 +15,9 @@ from functools import cache
 
 import orjson
 from django.core.exceptions import EmptyResultSet
+from django.db import connection, connections
 from django.db.models import CharField, DecimalField, F, Func, TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
 from config.records import Record
@@ -104,35 +106,63 @@ def instance_row(instance) -> dict:
 
 
 def read(queryset) -> list[dict]:
-    """The rows of a `.values()` queryset, as Django would give them, read in one
-    `fetchall()`. Django converts each value through a chain of converter calls; at 800
-    rows of 20 columns that chain, and `json.loads` for every JSON cell, cost more than
-    the query. Here JSON columns are decoded by orjson, and SQLite's decimals and
-    booleans by plain functions; any other converted column keeps Django's chain."""
-    query = queryset.query
-    compiler = query.get_compiler(queryset.db)
+    """The rows of a `.values()` queryset, as Django would give them (see `Statement`)."""
     try:
-        sql, params = compiler.as_sql()
+        statement = Statement(queryset)
     except EmptyResultSet:
         return []
-    names = [*query.extra_select, *query.values_select, *query.annotation_select]
-    columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-    converting = [
-        (position, _converter(chain, expression, compiler.connection))
-        for position, (chain, expression) in compiler.get_converters(columns).items()
-    ]
-    with compiler.connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        records = cursor.fetchall()
-    if not converting:
-        return [dict(zip(names, record, strict=True)) for record in records]
-    rows = []
-    for record in records:
-        values = list(record)
-        for position, convert in converting:
-            values[position] = convert(values[position])
-        rows.append(dict(zip(names, values, strict=True)))
-    return rows
+    return statement.rows()
+
+
+class Statement:
+    """A `.values()` queryset compiled, read in one `fetchall()`. Django converts each
+    value through a chain of converter calls; at 800 rows of 20 columns that chain, and
+    `json.loads` for every JSON cell, cost more than the query. Here JSON columns are
+    decoded by orjson, and SQLite's booleans by a plain function; any other converted
+    column keeps Django's chain. A statement kept (`rows(bound)` replacing the parameter
+    `BOUND`) spares compiling the same query on every request."""
+
+    def __init__(self, queryset):
+        query = queryset.query
+        compiler = query.get_compiler(queryset.db)
+        self.sql, self.params = compiler.as_sql()
+        self.alias = queryset.db
+        self.names = [*query.extra_select, *query.values_select, *query.annotation_select]
+        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+        self.converting = [
+            (position, _converter(chain, expression, compiler.connection))
+            for position, (chain, expression) in compiler.get_converters(columns).items()
+        ]
+
+    def rows(self, bound=None) -> list[dict]:
+        params = tuple(bound if param is BOUND else param for param in self.params)
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, params)
+            records = cursor.fetchall()
+        names, converting = self.names, self.converting
+        if not converting:
+            return [dict(zip(names, record, strict=True)) for record in records]
+        rows = []
+        for record in records:
+            values = list(record)
+            for position, convert in converting:
+                values[position] = convert(values[position])
+            rows.append(dict(zip(names, values, strict=True)))
+        return rows
+
+
+BOUND = object()  # the parameter a kept statement takes per run
+
+
+def any_id(vendor: str) -> RawSQL:
+    """A subquery of the ids given as the one parameter `BOUND` (see `bound_ids`)."""
+    if vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::bigint[])", (BOUND,))
+    return RawSQL("SELECT value FROM json_each(%s)", (BOUND,))
+
+
+def bound_ids(vendor: str, ids: list[int]):
+    return ids if vendor == "postgresql" else orjson.dumps(ids).decode()
 
 
 def _converter(chain, expression, connection):
@@ -252,12 +282,8 @@ def render_products(store, rows: list[dict]) -> list[dict]:
         return []
     context = context_of(store)
     ids = [row["id"] for row in rows]
-    context["variants"] = _by_product(
-        VARIANT, read(_variant_rows().filter(product_id__in=ids)), context
-    )
-    context["images"] = _by_product(
-        PRODUCT_IMAGE, read(_image_rows().filter(product_id__in=ids)), context
-    )
+    context["variants"] = _by_product(VARIANT, _of_products("variants", ids), context)
+    context["images"] = _by_product(PRODUCT_IMAGE, _of_products("images", ids), context)
     context["categories"] = _categories_by_product(ids, context)
     return [PRODUCT.render(row, context) for row in rows]
 
@@ -269,26 +295,30 @@ def _by_product(record: Record, rows: list[dict], context: dict) -> dict[int, li
     return rendered
 
 
-# The page's variants, images and category links are read by querysets built once per
-# process and only filtered per request: building a `.values()` of twenty columns and
-# formatted timestamps cost as much as running it.
+def _of_products(table: str, ids: list[int]) -> list[dict]:
+    vendor = connection.vendor
+    return _children_statement(table, vendor).rows(bound_ids(vendor, ids))
+
+
+# The page's variants, images and category links are read by statements compiled once per
+# process, the page's ids their one parameter: compiling a `.values()` of twenty columns
+# with formatted timestamps cost as much as running it.
 
 
 @cache
-def _variant_rows():
-    return values(Variant.objects.order_by("position", "id"), VARIANT)
-
-
-@cache
-def _image_rows():
-    return values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE)
+def _children_statement(table: str, vendor: str) -> Statement:
+    queryset = {
+        "variants": lambda: values(Variant.objects.order_by("position", "id"), VARIANT),
+        "images": lambda: values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE),
+        "categories": _category_link_rows,
+    }[table]()
+    return Statement(queryset.filter(product_id__in=any_id(vendor)))
 
 
 # A category's JSON columns, read through the link table as text (decoded once per page).
 JSON_COLUMNS = ("name", "description", "handle")
 
 
-@cache
 def _category_link_rows():
     plain = (c for c in CATEGORY.columns if c not in (*TIMED, *JSON_COLUMNS, "id"))
     return Product.categories.through.objects.order_by("category_id").values(
@@ -303,7 +333,7 @@ def _category_link_rows():
 def _categories_by_product(product_ids: list[int], context: dict) -> dict[int, list]:
     """Full category objects of each product. The link rows repeat a category for every
     product in it: its JSON columns come as text, decoded and rendered once."""
-    links = read(_category_link_rows().filter(product_id__in=product_ids))
+    links = _of_products("categories", product_ids)
     context = {
         **context,
         "subcategories": subcategories_of({link["category_id"] for link in links}) if links else {},
