@@ -261,11 +261,17 @@ class ProductPages(Rows):
 
 def subcategories_of(category_ids) -> dict[int, list[int]]:
     """Ids of the direct children of each category, ascending (one query)."""
+    vendor = connection.vendor
     children = defaultdict(list)
-    pairs = Category.objects.filter(parent_id__in=category_ids).order_by("id")
-    for parent_id, child_id in pairs.values_list("parent_id", "id"):
-        children[parent_id].append(child_id)
+    for row in _subcategories_statement(vendor).rows(bound_ids(vendor, [*category_ids])):
+        children[row["parent_id"]].append(row["id"])
     return children
+
+
+@cache
+def _subcategories_statement(vendor: str) -> Statement:
+    children = Category.objects.filter(parent_id__in=any_id(vendor)).order_by("id")
+    return Statement(children.values("parent_id", "id"))
 
 
 def render_categories(store, rows: list[dict]) -> list[dict]:
