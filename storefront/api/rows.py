@@ -9,8 +9,8 @@ Single objects that a write returns are rendered from their model instance
 """
 
 import datetime
-import decimal
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cache
 
 import orjson
@@ -119,8 +119,10 @@ class Statement:
     value through a chain of converter calls; at 800 rows of 20 columns that chain, and
     `json.loads` for every JSON cell, cost more than the query. Here JSON columns are
     decoded by orjson, and SQLite's booleans by a plain function; any other converted
-    column keeps Django's chain. A statement kept (`rows(bound)` replacing the parameter
-    `BOUND`) spares compiling the same query on every request."""
+    column keeps Django's chain. Each fetched tuple becomes its row through one dict
+    display written for the statement's columns (`_row_builder`). A statement kept
+    (`rows(bound)` replacing the parameter `BOUND`) spares compiling the same query on
+    every request."""
 
     def __init__(self, queryset):
         query = queryset.query
@@ -129,26 +131,35 @@ class Statement:
         self.alias = queryset.db
         self.names = [*query.extra_select, *query.values_select, *query.annotation_select]
         columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-        self.converting = [
-            (position, _converter(chain, expression, compiler.connection))
+        converters = {
+            position: _converter(chain, expression, compiler.connection)
             for position, (chain, expression) in compiler.get_converters(columns).items()
-        ]
+        }
+        self.build = _row_builder(self.names, converters)
 
     def rows(self, bound=None) -> list[dict]:
         params = tuple(bound if param is BOUND else param for param in self.params)
         with connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, params)
             records = cursor.fetchall()
-        names, converting = self.names, self.converting
-        if not converting:
-            return [dict(zip(names, record, strict=True)) for record in records]
-        rows = []
-        for record in records:
-            values = list(record)
-            for position, convert in converting:
-                values[position] = convert(values[position])
-            rows.append(dict(zip(names, values, strict=True)))
-        return rows
+        return list(map(self.build, records))
+
+
+def _row_builder(names: list[str], converters: dict[int, Callable]) -> Callable:
+    """`build(record) -> dict`: `{names[0]: record[0], ...}`, converters applied, as
+    straight-line code: a loop copying, converting and zipping each record cost as much
+    as fetching it."""
+    scope: dict = {}
+    items = []
+    for position, name in enumerate(names):
+        scope[f"name{position}"] = name
+        value = f"record[{position}]"
+        if position in converters:
+            scope[f"convert{position}"] = converters[position]
+            value = f"convert{position}({value})"
+        items.append(f"name{position}: {value}")
+    exec(f"def build(record):\n    return {{{', '.join(items)}}}\n", scope)
+    return scope["build"]
 
 
 BOUND = object()  # the parameter a kept statement takes per run
@@ -169,8 +180,6 @@ def _converter(chain, expression, connection):
     kind = expression.output_field.get_internal_type()
     if kind == "JSONField":
         return _json_converter(chain, expression, connection)
-    if connection.vendor == "sqlite" and kind == "DecimalField" and len(chain) == 1:
-        return _sqlite_decimal(expression.output_field)
     if connection.vendor == "sqlite" and kind == "BooleanField" and len(chain) == 1:
         return lambda value: bool(value) if value in (0, 1) else value
 
@@ -192,22 +201,6 @@ def _json_converter(chain, expression, connection):
             for step in chain:  # what orjson refuses (NaN, huge integers): Django's way
                 value = step(value, expression, connection)
             return value
-
-    return convert
-
-
-def _sqlite_decimal(field):
-    """Django's SQLite decimal converter (15 significant digits, quantized to the field's
-    places), except that a whole number the float type holds exactly stays an int: it
-    formats as the Decimal would (`money`)."""
-    create = decimal.Context(prec=15).create_decimal_from_float
-    quantum = decimal.Decimal(1).scaleb(-field.decimal_places)
-    context = field.context
-
-    def convert(value):
-        if value is None or (type(value) is int and -(2**53) < value < 2**53):
-            return value
-        return create(value).quantize(quantum, context=context)
 
     return convert
 
