@@ -236,17 +236,15 @@ class Rows:
 
 
 class ProductPages(Rows):
-    """Products as the paginator counts and slices them. A slice reads the page's ids in
-    a subquery (off an index for the default order) and the full rows of those ids only:
-    rows skipped by a deep OFFSET are never read or formatted."""
-
-    def __init__(self, ordered, sort):
-        super().__init__(ordered)  # filtered and sorted
-        self.sort = sort  # applies the same order to another product queryset
+    """Products as the paginator counts and slices them. A slice reads the page's ids
+    (off an index for the default order), then the full rows of those ids only, by a
+    kept statement: rows skipped by a deep OFFSET are never read or formatted."""
 
     def __getitem__(self, window: slice) -> list[dict]:
-        ids = self.queryset.values("pk")[window]
-        return read(values(self.sort(Product.objects.filter(pk__in=ids)), PRODUCT))
+        ids = list(self.queryset.values_list("pk", flat=True)[window])
+        found = {row["id"]: row for row in _rows_of("products", ids)} if ids else {}
+        # A product deleted since its id was read is left out.
+        return [found[pk] for pk in ids if pk in found]
 
 
 # --- whole products and categories: a page in a constant number of queries ---------------
@@ -254,17 +252,10 @@ class ProductPages(Rows):
 
 def subcategories_of(category_ids) -> dict[int, list[int]]:
     """Ids of the direct children of each category, ascending (one query)."""
-    vendor = connection.vendor
     children = defaultdict(list)
-    for row in _subcategories_statement(vendor).rows(bound_ids(vendor, [*category_ids])):
+    for row in _rows_of("subcategories", [*category_ids]):
         children[row["parent_id"]].append(row["id"])
     return children
-
-
-@cache
-def _subcategories_statement(vendor: str) -> Statement:
-    children = Category.objects.filter(parent_id__in=any_id(vendor)).order_by("id")
-    return Statement(children.values("parent_id", "id"))
 
 
 def render_categories(store, rows: list[dict]) -> list[dict]:
@@ -275,14 +266,14 @@ def render_categories(store, rows: list[dict]) -> list[dict]:
 
 
 def render_products(store, rows: list[dict]) -> list[dict]:
-    """Products with their variants, images and categories: four queries whatever the
+    """Products with their variants, images and categories: three queries whatever the
     number of rows (none for no rows)."""
     if not rows:
         return []
     context = context_of(store)
     ids = [row["id"] for row in rows]
-    context["variants"] = _by_product(VARIANT, _of_products("variants", ids), context)
-    context["images"] = _by_product(PRODUCT_IMAGE, _of_products("images", ids), context)
+    context["variants"] = _by_product(VARIANT, _rows_of("variants", ids), context)
+    context["images"] = _by_product(PRODUCT_IMAGE, _rows_of("images", ids), context)
     context["categories"] = _categories_by_product(ids, context)
     return [PRODUCT.render(row, context) for row in rows]
 
@@ -294,24 +285,54 @@ def _by_product(record: Record, rows: list[dict], context: dict) -> dict[int, li
     return rendered
 
 
-def _of_products(table: str, ids: list[int]) -> list[dict]:
+def _rows_of(table: str, ids: list[int]) -> list[dict]:
+    """The rows of `table` (see `_statement`) for these ids."""
     vendor = connection.vendor
-    return _children_statement(table, vendor).rows(bound_ids(vendor, ids))
+    return _statement(table, vendor).rows(bound_ids(vendor, ids))
 
 
-# The page's variants, images and category links are read by statements compiled once per
-# process, the page's ids their one parameter: compiling a `.values()` of twenty columns
-# with formatted timestamps cost as much as running it.
+# Rows by id are read by statements compiled once per process, the ids their one
+# parameter: compiling a `.values()` of twenty columns with formatted timestamps cost as
+# much as running it, and a 200-item IN list as much again.
 
 
 @cache
-def _children_statement(table: str, vendor: str) -> Statement:
-    queryset = {
-        "variants": lambda: values(Variant.objects.order_by("position", "id"), VARIANT),
-        "images": lambda: values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE),
-        "categories": _category_link_rows,
-    }[table]()
-    return Statement(queryset.filter(product_id__in=any_id(vendor)))
+def _statement(table: str, vendor: str) -> Statement:
+    queryset, key = {
+        "products": (lambda: values(Product.objects.all(), PRODUCT), "pk"),
+        "variants": (
+            lambda: values(Variant.objects.order_by("position", "id"), VARIANT),
+            "product_id",
+        ),
+        "images": (
+            lambda: values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE),
+            "product_id",
+        ),
+        "categories": (_category_link_rows, "product_id"),
+        "subcategories": (
+            lambda: Category.objects.order_by("id").values("parent_id", "id"),
+            "parent_id",
+        ),
+    }[table]
+    return Statement(queryset().filter(**{f"{key}__in": any_id(vendor)}))
+
+
+class ChildIds(Func):
+    """The ids of the categories whose parent is `column`, as JSON text, in no order."""
+
+    def __init__(self, column: str):
+        super().__init__(F(column), output_field=TextField())
+
+    def _subquery(self, compiler, connection, aggregate: str):
+        column, params = compiler.compile(self.source_expressions[0])
+        table = connection.ops.quote_name(Category._meta.db_table)
+        return f"(SELECT {aggregate} FROM {table} child WHERE child.parent_id = {column})", params
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self._subquery(compiler, connection, "coalesce(json_agg(child.id), '[]')::text")
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self._subquery(compiler, connection, "json_group_array(child.id)")
 
 
 # A category's JSON columns, read through the link table as text (decoded once per page).
@@ -326,23 +347,23 @@ def _category_link_rows():
         **{column: Cast(f"category__{column}", TextField()) for column in JSON_COLUMNS},
         **{column: F(f"category__{column}") for column in plain},
         **timed(prefix="category__"),
+        children=ChildIds("category_id"),
     )
 
 
 def _categories_by_product(product_ids: list[int], context: dict) -> dict[int, list]:
-    """Full category objects of each product. The link rows repeat a category for every
-    product in it: its JSON columns come as text, decoded and rendered once."""
-    links = _of_products("categories", product_ids)
-    context = {
-        **context,
-        "subcategories": subcategories_of({link["category_id"] for link in links}) if links else {},
-    }
+    """Full category objects of each product, subcategories included (one query). The
+    link rows repeat a category for every product in it: its JSON columns come as text,
+    decoded and rendered once."""
+    subcategories: dict[int, list[int]] = {}
+    context = {**context, "subcategories": subcategories}
     rendered: dict[int, dict] = {}
     by_product = defaultdict(list)
-    for link in links:
+    for link in _rows_of("categories", product_ids):
         pk = link["category_id"]
         category = rendered.get(pk)
         if category is None:
+            subcategories[pk] = sorted(orjson.loads(link["children"]))
             row = {
                 **link,
                 "id": pk,

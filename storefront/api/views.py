@@ -108,11 +108,9 @@ class ProductListView(CatalogView):
     def get(self, request, store_id):
         params = filters.validated(PRODUCT_FILTERS, request)
 
-        def sort(products):
-            return filters.sort_products(products, params["sort_by"], self.store)
-
         filtered = filters.filter_products(self.products(), params, self.store)
-        return self.product_page(rows.ProductPages(sort(filtered), sort))
+        ordered = filters.sort_products(filtered, params["sort_by"], self.store)
+        return self.product_page(rows.ProductPages(ordered))
 
     def post(self, request, store_id):
         product = products.create_product(self.store, self.validated_body(ProductWriteSerializer))
