@@ -11,7 +11,7 @@ bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 # One process per core: 8 threads each cover the waits on the database and the network,
 # and a third process on 2 cores added ~100 MiB under load and no requests per second.
 workers = int(os.environ.get("WEB_CONCURRENCY", max(multiprocessing.cpu_count(), 2)))
-worker_class = "gthread"
+worker_class = "config.gunicorn_worker.LingeringThreadWorker"
 threads = int(os.environ.get("WEB_THREADS", "8"))
 timeout = int(os.environ.get("WEB_TIMEOUT", "600"))
 graceful_timeout = 10
