@@ -36,6 +36,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdMiddleware",
+    "config.middleware.LeanRoutesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -48,6 +49,18 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# Paths whose requests skip the rest of MIDDLEWARE (config.middleware.LeanRoutesMiddleware):
+# the OCI distribution API keeps the host check, Content-Length and the security headers.
+LEAN_ROUTES = {
+    "/v2/": {
+        "URLCONF": "config.distribution_urls",
+        "MIDDLEWARE": [
+            "django.middleware.security.SecurityMiddleware",
+            "django.middleware.common.CommonMiddleware",
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        ],
+    },
+}
 WSGI_APPLICATION = "config.wsgi.application"
 # harborapi posts to paths without their trailing slash; a redirect would lose the body.
 APPEND_SLASH = False

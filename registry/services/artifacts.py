@@ -14,7 +14,7 @@ from registry.distribution import usage
 from registry.errors import NotFound
 from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
 from registry.services import quota
-from registry.services.repositories import repository_full_name
+from registry.services.repositories import find_repository, repository_full_name
 
 ICONS = {
     Artifact.Type.IMAGE: "sha256:0048162a053eef4d4ce3fe7518615bef084403614f8bca43b40ae2e762e11e06",
@@ -164,3 +164,17 @@ def delete_artifact(artifact: Artifact) -> None:
     remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))
     usage.release(repository.name, deleted | referenced, remaining)
     quota.refresh_usage(project_id)
+
+
+def find_artifact(project: Project, repository_name: str, reference: str) -> Artifact:
+    """An artifact of a project's repository by digest (`sha256:...`) or by tag."""
+    repository = find_repository(project, repository_name)
+    candidates = Artifact.objects.filter(repository=repository)
+    artifact = (
+        candidates.filter(digest=reference).first()
+        if reference.startswith("sha256:")
+        else candidates.filter(tags__name=reference).first()
+    )
+    if artifact is None:
+        raise NotFound(f"artifact {repository.name}:{reference} not found")
+    return artifact
