@@ -285,9 +285,10 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
     # A push the quota refuses writes nothing (the check is made again, authoritatively,
     # under the project's lock below).
     charge_blob(repository_name, digest, len(content))
-    # Touched (committed) before its file is trusted or written: garbage collection keeps it.
-    blobs.touch(digest, len(content))
-    storage.save_bytes(digest, content)
+    # Its row renewed, or its bytes written and then recorded, before the transaction (no
+    # request to the storage inside one): a row garbage collection removed meanwhile
+    # refuses the push below, as a missing layer does.
+    blobs.put(digest, len(content), lambda: storage.save_bytes(digest, content))
     with transaction.atomic():
         # The project, then the blobs: the order a completing upload takes them in
         # (quota.add_blob), so that the two never wait for each other.
