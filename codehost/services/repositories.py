@@ -311,7 +311,9 @@ def set_topics(repo: Repository, topics: list[str]) -> list[str]:
     """Replace the topics; invalid ones are returned (Gitea answers 422 listing them)."""
     import re
 
-    cleaned = []
+    # A dict keeps the order and finds a repeat at once: a list made a body of 100,000
+    # topics cost minutes of a web thread.
+    cleaned = {}
     invalid = []
     for topic in topics:
         topic = str(topic).strip().lower()
@@ -319,13 +321,13 @@ def set_topics(repo: Repository, topics: list[str]) -> list[str]:
             continue
         if len(topic) > 35 or not re.match(TOPIC_PATTERN, topic):
             invalid.append(topic)
-        elif topic not in cleaned:
-            cleaned.append(topic)
+        else:
+            cleaned[topic] = None
     if invalid:
         return invalid
     if len(cleaned) > 25:
         raise Invalid("Exceeding maximum number of topics per repo")
-    repo.topics = cleaned
+    repo.topics = list(cleaned)
     repo.save(update_fields=["topics", "topics_index", "updated_at"])
     return []
 

@@ -12,6 +12,10 @@ from storefront.services import catalog
 MAX_IMAGES = 250
 
 
+def too_many_images() -> Invalid:
+    return Invalid(f"Product is not allowed to have more than {MAX_IMAGES} images")
+
+
 def image_src(product: Product, data: dict) -> str:
     """The image's URL: as given, or where its uploaded attachment is now kept."""
     if "upload" in data:
@@ -27,7 +31,7 @@ def create_image(product: Product, data: dict) -> ProductImage:
     with transaction.atomic():
         product = Product.objects.select_for_update().get(pk=product.pk)
         if product.images.count() >= MAX_IMAGES:
-            raise Invalid(f"Product is not allowed to have more than {MAX_IMAGES} images")
+            raise too_many_images()
         last = product.images.aggregate(last=Max("position"))["last"] or 0
         position = min(data.get("position", last + 1), last + 1)
         shift_images(product, position, +1)

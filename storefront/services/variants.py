@@ -5,6 +5,8 @@ Every write locks the product row first (products in id order when several), so 
 requests changing one product's variants run one after the other.
 """
 
+from collections import Counter
+
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.db.models.functions import Greatest
@@ -88,7 +90,7 @@ def create_variant(product: Product, data: dict) -> Variant:
     with transaction.atomic():
         product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
         if product.variants.count() >= MAX_VARIANTS:
-            raise Invalid(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
+            raise too_many_variants()
         check_variant(product, data, [])
         last = product.variants.aggregate(last=Max("position"))["last"] or 0
         variant = save_variant(Variant(product=product, position=last + 1), data, product.store)
@@ -116,18 +118,25 @@ def delete_variant(variant: Variant) -> None:
         catalog.touch(product)
 
 
+def too_many_variants() -> Invalid:
+    return Invalid(f"Product is not allowed to have more than {MAX_VARIANTS} variants")
+
+
 def replace_variants(product: Product, items: list[dict]) -> list[Variant]:
     """PUT of the whole collection: variants are matched by their values combination;
     matched ones are updated, new ones created, the others deleted."""
     if not items:
         raise Malformed("There must be at least one variant")
+    if len(items) > MAX_VARIANTS:
+        # The collection is the product's variants: no more than a product may have.
+        raise too_many_variants()
     with transaction.atomic():
         product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
         store = product.store
         current = {
             _values_key(variant.values): variant for variant in product.variants.order_by("id")
         }
-        seen: list = []
+        seen: set[str] = set()
         kept = []
         for position, data in enumerate(items, start=1):
             if "values" not in data and len(product.attributes):
@@ -135,9 +144,9 @@ def replace_variants(product: Product, items: list[dict]) -> list[Variant]:
             values = [catalog.filled(store, value) for value in data.get("values", [])]
             if len(values) != len(product.attributes):
                 raise Malformed("Invalid values format")
-            if values in seen:
+            if _values_key(values) in seen:
                 raise Invalid("Variants cannot be repeated")
-            seen.append(values)
+            seen.add(_values_key(values))
             existing = current.get(_values_key(values))
             data = {**data, "values": values, "position": data.get("position", position)}
             _check_sku_and_image(product, data, existing)
@@ -154,7 +163,8 @@ def update_variants(product: Product, items: list[dict]) -> list[Variant]:
     ids = [item.get("id") for item in items]
     if None in ids:
         raise Invalid(fields={"id": ["can't be blank"]})
-    duplicates = sorted({pk for pk in ids if ids.count(pk) > 1})
+    # Counted once (ids.count per id was quadratic: 20,000 ids held a thread half a minute).
+    duplicates = sorted(pk for pk, times in Counter(ids).items() if times > 1)
     if duplicates:
         raise Invalid(f"Duplicate variant ids: {', '.join(map(str, duplicates))}")
     with transaction.atomic():

@@ -95,6 +95,43 @@ def test_put_collection_updates_matches_creates_new_deletes_missing(api, shirt):
     }
 
 
+TOO_MANY_VARIANTS = {
+    "code": 422,
+    "message": "Unprocessable Entity",
+    "description": "Product is not allowed to have more than 1000 variants",
+}
+
+
+def test_a_collection_put_keeps_to_a_product_s_variant_limit(api, shirt):
+    """PUT of the whole collection stored 1,500 distinct variants (the limit is 1,000)."""
+    body = [{"values": [f"V{n}"], "price": "1.00"} for n in range(1001)]
+    response = api.put(f"products/{shirt.pk}/variants", body)
+    assert response.status_code == 422
+    assert response.json() == TOO_MANY_VARIANTS
+    assert list(shirt.variants.values_list("sku", flat=True)) == ["SH-S"]
+
+
+def test_huge_variant_lists_are_refused_before_each_item_is_validated(api, shirt):
+    """Each item was validated before the limit refused the list (300,000 variants: a
+    minute of a web thread), and PATCH ids were counted one by one (30,000: a minute):
+    the limit comes first."""
+    import time
+
+    started = time.monotonic()
+    items = [{"id": n, "price": "1.00"} for n in range(1, 30_001)]
+    patched = api.request("PATCH", f"products/{shirt.pk}/variants", items)
+    created = api.post("products", {"name": "x", "variants": [{"price": "1"}] * 30_000})
+    put = api.put(f"products/{shirt.pk}/variants", [{"values": ["S"]}] * 30_000)
+    images = api.post(
+        "products", {"name": "x", "images": [{"src": "https://e.example/a.png"}] * 30_000}
+    )
+    assert [r.status_code for r in (patched, created, put, images)] == [422] * 4
+    assert patched.json() == created.json() == put.json() == TOO_MANY_VARIANTS
+    assert images.json()["description"] == "Product is not allowed to have more than 250 images"
+    assert time.monotonic() - started < 10
+    assert shirt.variants.count() == 1
+
+
 def test_variant_of_another_stores_product_is_404(api):
     foreign = VariantFactory()
     response = api.get(f"products/{foreign.product_id}/variants/{foreign.pk}")
