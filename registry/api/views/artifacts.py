@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
+from config.limits import INT64_MAX, INT64_MIN
 from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
@@ -44,7 +45,10 @@ def _tags_filter(queryset, term):
 
 
 def _labels_filter(queryset, term):
-    if not isinstance(term, AllOf) or not all(isinstance(v, int) for v in term.values):
+    # Harbor's q parser reads a number past int64 as a string: no label id either.
+    if not isinstance(term, AllOf) or not all(
+        isinstance(v, int) and INT64_MIN <= v <= INT64_MAX for v in term.values
+    ):
         raise BadRequest("only support the AND list of integers for labels")
     for label_id in term.values:
         queryset = queryset.filter(
