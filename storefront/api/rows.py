@@ -2,8 +2,10 @@
 records of `storefront.api.serializers.records`.
 
 A page of 200 products brings 600 variants with it; building model instances, prefetch
-querysets and datetimes for them cost most of a listing's time. Here the database hands
-back timestamps already formatted (`WireTime`), and each table is read once per page.
+querysets, datetimes and Decimals for them cost most of a listing's time. Here the
+database hands back timestamps and decimals already formatted (`WireTime`,
+`WireDecimal`), and each table is read once per page, by id, through a statement kept
+for the process (`Statement`, `_statement`).
 Single objects that a write returns are rendered from their model instance
 (`instance_row`), through the same records.
 """
