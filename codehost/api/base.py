@@ -6,20 +6,21 @@ from functools import cached_property
 from django.conf import settings
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from codehost.access import Actor
 from codehost.api.authentication import AUTHENTICATION_CLASSES, Credential
 from codehost.api.exceptions import gitea_exception_handler
 from codehost.api.pagination import GiteaPagination
+from codehost.api.params import check_int64
 from codehost.api.permissions import TokenScopePermission
 from codehost.api.schema import GiteaAutoSchema
-from codehost.api.views.common import RepoRedirect, check_int64, redirect_response
+from codehost.api.views.common import RepoRedirect, redirect_response
 from codehost.errors import AccountRefused, NotFound
 from codehost.models import Owner
 from codehost.services import accounts
 from config.parsers import StrictJSONParser
+from config.plain_json import PlainJSONRenderer
 from config.views import ServiceViewMixin, UnknownPathView
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def act_as_sudo_user(request) -> None:
     request.user = owner.user
 
 
-class GiteaJSONRenderer(JSONRenderer):
+class GiteaJSONRenderer(PlainJSONRenderer):
     charset = "utf-8"
 
 

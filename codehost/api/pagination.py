@@ -3,9 +3,14 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from codehost.errors import Invalid
-from config.limits import INT32_MAX, INT64_MAX, INT64_MIN
+from codehost.api.params import gitea_int
+from config.filters import Param, QueryFilters
+from config.limits import INT32_MAX
 from config.pagination import HeaderPagination
+
+# Gitea parses paging as int64: text is refused rather than silently replaced, and beyond
+# int64 is an error, not the last page. The paginator clamps what parses.
+PAGING = QueryFilters({"page": Param(int, gitea_int, 1), "limit": Param(int, gitea_int, 30)})
 
 
 class GiteaPagination(HeaderPagination):
@@ -15,7 +20,7 @@ class GiteaPagination(HeaderPagination):
     """
 
     page_size_query_param = "limit"
-    default_page_size = 30
+    default_page_size = PAGING.params["limit"].default
     max_page_size = 50
 
     # Far beyond any data, and the OFFSET stays within the database's bigint.
@@ -33,26 +38,17 @@ class GiteaPagination(HeaderPagination):
         return list(queryset[offset : offset + self.page_size])
 
     def get_page_number(self, request) -> int:
-        return min(max(self._integer(request, self.page_query_param, 1), 1), self.max_page)
+        return min(max(PAGING.get(request.query_params, "page"), 1), self.max_page)
 
     def get_page_size(self, request) -> int:
-        size = self._integer(request, self.page_size_query_param, self.default_page_size)
+        size = PAGING.get(request.query_params, "limit")
         return self.default_page_size if size <= 0 else min(size, self.max_page_size)
 
-    @staticmethod
-    def _integer(request, name: str, default: int) -> int:
-        """A query integer; anything else is refused rather than silently replaced."""
-        values = request.query_params.getlist(name)
-        if not values:
-            return default
-        try:
-            number = int(values[-1])
-        except ValueError as exc:
-            raise Invalid(f"[{name}]: must be an integer") from exc
-        # Gitea parses paging as int64: beyond it is an error, not the last page.
-        if not INT64_MIN <= number <= INT64_MAX:
-            raise Invalid(f"[{name}]: value out of range")
-        return number
+    def get_schema_operation_parameters(self, view):
+        return [
+            {"name": name, "in": "query", "required": False, "schema": {"type": "integer"}}
+            for name in PAGING.params
+        ]
 
     def _link(self, page: int, rel: str) -> str:
         query = urlencode(sorted(self.page_query(page).items()), doseq=True)

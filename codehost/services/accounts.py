@@ -13,6 +13,7 @@ from codehost.models import AccessToken, Owner, Visibility
 from codehost.signals import ensure_user_owner
 from config import account_deletion
 from config.auth import hash_token
+from config.limits import INT64_MAX
 
 
 def create_user(
@@ -111,6 +112,31 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
     except IntegrityError as exc:
         raise Rejected("access token name has been used already") from exc
     return token, raw
+
+
+def token_account(actor, target: Owner, username: str):
+    """The account whose tokens `actor` lists, creates or deletes: the actor's own, or any
+    user's for a site admin (Gitea's "doer should be the site admin or be same as the
+    contextUser"); an organization has none."""
+    if target.is_organization or target.user_id is None:
+        raise NotFound(f"user does not exist [name: {username}]")
+    if not (actor.is_admin or target.pk == actor.owner.pk):
+        raise Forbidden("doer should be the site admin or be same as the contextUser")
+    return target.user
+
+
+def delete_token(user, token: str) -> None:
+    """`token` is the token's id when it is all digits, its name otherwise."""
+    tokens = AccessToken.objects.filter(user=user)
+    # As Gitea's ParseInt: an int64 in ASCII digits is an id, anything else a name ("²"
+    # passes str.isdigit but is no number). No name holds a NUL (nor can PostgreSQL).
+    if token.isascii() and token.isdigit() and int(token) <= INT64_MAX:
+        tokens = tokens.filter(pk=int(token))
+    else:
+        tokens = tokens.filter(name=token) if "\x00" not in token else tokens.none()
+    deleted, _ = tokens.delete()
+    if not deleted:
+        raise NotFound()
 
 
 def user_owner(user) -> Owner:

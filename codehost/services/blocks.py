@@ -33,3 +33,7 @@ def unblock_user(blocker: Owner, blockee: Owner) -> None:
     deleted, _ = UserBlock.objects.filter(blocker=blocker, blockee=blockee).delete()
     if not deleted:
         raise Rejected("user is not blocked")
+
+
+def is_blocked(blocker: Owner, blockee: Owner) -> bool:
+    return UserBlock.objects.filter(blocker=blocker, blockee=blockee).exists()

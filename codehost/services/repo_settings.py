@@ -91,7 +91,7 @@ def _apply_basic(actor: Actor, repo: Repository, edit: RepoEdit) -> None:
         if repo.is_empty or f"refs/heads/{edit.default_branch}" in git.refs(path):
             repo.default_branch = edit.default_branch
             if not repo.is_empty:
-                git.run(["symbolic-ref", "HEAD", f"refs/heads/{edit.default_branch}"], cwd=path)
+                git.set_default_branch(path, edit.default_branch)
 
 
 def _apply_units(repo: Repository, edit: RepoEdit) -> None:

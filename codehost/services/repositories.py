@@ -271,6 +271,26 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
     return repo
 
 
+# Gitea's reqRepoAdmin: a repository's settings, topics and collaborators are for its
+# owner, a site admin, or a collaborator or team with admin access.
+REPO_ADMIN_REQUIRED = "user should be an owner or a collaborator with admin write of a repository"
+
+
+def require_repo_admin(access: Access) -> None:
+    """`access` is the actor's on the repository (access.repo_access)."""
+    if not access.is_admin:
+        raise Forbidden(REPO_ADMIN_REQUIRED)
+
+
+def is_collaborator(repo: Repository, user: Owner) -> bool:
+    return Collaboration.objects.filter(repo=repo, user=user).exists()
+
+
+def remove_collaborator(repo: Repository, user: Owner) -> None:
+    """Nothing happens when `user` is no collaborator (Gitea answers 204 alike)."""
+    Collaboration.objects.filter(repo=repo, user=user).delete()
+
+
 def add_collaborator(repo: Repository, user: Owner, permission: str) -> None:
     if user.is_organization:
         raise Invalid("user is an organization")

@@ -23,3 +23,7 @@ def unstar(user: Owner, repo: Repository) -> None:
         if deleted:
             Repository.objects.filter(pk=repo.pk).update(num_stars=F("num_stars") - 1)
             Owner.objects.filter(pk=user.pk).update(num_stars=F("num_stars") - 1)
+
+
+def is_starred(user: Owner, repo: Repository) -> bool:
+    return Star.objects.filter(user=user, repo=repo).exists()

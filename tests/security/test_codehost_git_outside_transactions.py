@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 
 from codehost import git
+from codehost.git import process
 from codehost.models import Mirror, Owner, Repository
 from codehost.services import mirrors
 from codehost.tasks import sync_mirror
@@ -25,13 +26,13 @@ def git_calls(monkeypatch):
     """Every git process started through codehost.git, with whether a transaction was open."""
     calls = []
     for name in ("run", "run_remote"):
-        real = getattr(git, name)
+        real = getattr(process, name)
 
         def spy(args, *rest, _real=real, **kwargs):
             calls.append((args[0], connection.in_atomic_block))
             return _real(args, *rest, **kwargs)
 
-        monkeypatch.setattr(git, name, spy)
+        monkeypatch.setattr(process, name, spy)
     return calls
 
 

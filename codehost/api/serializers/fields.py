@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.db.models import CharField, Func
 from rest_framework import serializers
 
 from codehost.models import Owner
@@ -22,6 +23,27 @@ def gitea_time(value: datetime | None, zero: str = ZERO_TIME) -> str:
     if value is None:
         return zero
     return value.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+class GiteaTime(Func):
+    """`gitea_time` written by the database, for lists read as `.values()` rows: a page of
+    50 repositories spares 150 datetime conversions and formattings. NULL stays NULL (the
+    caller puts its zero value). Both forms truncate the fraction, as `gitea_time` does."""
+
+    output_field = CharField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Django stores UTC as "YYYY-MM-DD HH:MM:SS[.ffffff]"; datetime() normalizes it
+        # (and drops the fraction) without a strftime pattern, whose "%" the backend's
+        # placeholder translation would alter.
+        template = "replace(datetime(%(expressions)s), ' ', 'T') || '+00:00'"
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+    def as_postgresql(self, compiler, connection, **extra):
+        template = (
+            "to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || '+00:00'"
+        )
+        return self.as_sql(compiler, connection, template=template, **extra)
 
 
 def base_url() -> str:

@@ -1,10 +1,19 @@
-"""Gitea's Repository and Activity records, rendered from model instances.
+"""Gitea's Repository and Activity records. A repository renders from a `.values()` row
+(`ROW_COLUMNS`, `ROW_EXPRESSIONS`): no model instance, times written by the database,
+the unit settings parsed once per distinct value, not once per row.
 
 Context of a repository rendering (see `repository_context`): `actor`, `access` ({repo id:
-Access}), `root` (the external URL) and `host` (the ssh host), `owners` (rendered owners, as
-a page repeats a few) and `with_parent` (a fork shows its parent, one level deep).
+Access}), `root` (the external URL) and `host` (the ssh host), `owner_objects` ({owner id:
+Owner}) and `owners` (rendered owners, as a page repeats a few), `parents` ({repo id: row}
+of forks' parents), `mirrors` ({repo id: row} of mirror settings) and `with_parent` (a
+fork shows its parent, one level deep). Rows carry `full_name`, set when the page loads.
 """
 
+import json
+from functools import lru_cache
+
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from rest_framework import serializers
 
 from codehost.access import Access
@@ -13,6 +22,7 @@ from codehost.api.serializers.fields import (
     ZERO_TIME,
     ExternalTrackerSerializer,
     ExternalWikiSerializer,
+    GiteaTime,
     InternalTrackerSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -23,7 +33,7 @@ from codehost.api.serializers.fields import (
 )
 from codehost.api.serializers.users import USER
 from codehost.models import PULL_DEFAULTS, OpType, UnitType
-from codehost.services.mirrors import format_go_duration, mirror_of
+from codehost.services.mirrors import format_go_duration
 from config.records import NIL, Field, Record
 
 
@@ -48,6 +58,9 @@ def repository_context(actor, access: dict) -> dict:
         "root": base_url(),
         "host": settings_domain(),
         "owners": {},
+        "owner_objects": {},
+        "parents": {},
+        "mirrors": {},
     }
 
 
@@ -59,52 +72,53 @@ INTERNAL_TRACKER = tuple(InternalTrackerSerializer._declared_fields)
 EXTERNAL_TRACKER = tuple(ExternalTrackerSerializer._declared_fields)
 
 
-def _full_name(repo) -> str:
-    return f"{repo.owner.name}/{repo.name}"
+def _api_url(row, context) -> str:
+    return f"{context['root']}api/v1/repos/{row['full_name']}"
 
 
-def _api_url(repo, context) -> str:
-    return f"{context['root']}api/v1/repos/{_full_name(repo)}"
-
-
-def _owner(repo, context) -> dict:
+def _owner(row, context) -> dict:
     owners = context["owners"]
-    if repo.owner_id not in owners:
-        owners[repo.owner_id] = USER.render(repo.owner, context)
-    return owners[repo.owner_id]
+    owner_id = row["owner_id"]
+    if owner_id not in owners:
+        owners[owner_id] = USER.render(context["owner_objects"][owner_id], context)
+    return owners[owner_id]
 
 
-def _parent(repo, context) -> dict | None:
-    if not (context.get("with_parent") and repo.is_fork and repo.parent_id):
+def _parent(row, context) -> dict | None:
+    if not (context.get("with_parent") and row["is_fork"] and row["parent_id"]):
         return None
-    if repo.parent is None:
+    parent = context["parents"].get(row["parent_id"])
+    if parent is None:
         return None
-    return REPOSITORY.render(repo.parent, {**context, "with_parent": False})
+    return REPOSITORY.render(parent, {**context, "with_parent": False})
 
 
-def _permissions(repo, context) -> dict | None:
-    access = context["access"].get(repo.pk) or Access()
+def _permissions(row, context) -> dict | None:
+    access = context["access"].get(row["id"]) or Access()
     if not access.can_see:
         return None
     return {"admin": access.is_admin, "push": access.can_write_code, "pull": access.can_read_code}
 
 
-def _internal_tracker(repo, context) -> dict | None:
-    issues = repo.units.get(ISSUES)
+# --- what a repository's unit settings show: {wire key: (schema, value from the units)}
+
+
+def _internal_tracker(units) -> dict | None:
+    issues = units.get(ISSUES)
     if issues is None:
         return None
     return {key: bool(issues.get(key, True)) for key in INTERNAL_TRACKER}
 
 
-def _external_tracker(repo, context) -> dict | None:
-    ext_issues = repo.units.get(EXT_ISSUES)
+def _external_tracker(units) -> dict | None:
+    ext_issues = units.get(EXT_ISSUES)
     return (
         None if ext_issues is None else {key: ext_issues.get(key, "") for key in EXTERNAL_TRACKER}
     )
 
 
-def _external_wiki(repo, context) -> dict | None:
-    ext_wiki = repo.units.get(EXT_WIKI)
+def _external_wiki(units) -> dict | None:
+    ext_wiki = units.get(EXT_WIKI)
     return (
         None if ext_wiki is None else {"external_wiki_url": ext_wiki.get("external_wiki_url", "")}
     )
@@ -112,32 +126,22 @@ def _external_wiki(repo, context) -> dict | None:
 
 def _has(unit: str):
     """The unit is enabled (its key is there)."""
-    return lambda repo, context: unit in repo.units
+    return lambda units: unit in units
 
 
 def _configured(*units: str):
     """One of the units has settings (its value is not null)."""
-    return lambda repo, context: any(repo.units.get(unit) is not None for unit in units)
+    return lambda settings: any(settings.get(unit) is not None for unit in units)
 
 
 def _pull_setting(key: str):
     default = "merge" if key == "default_merge_style" else False
 
-    def get(repo, context):
-        pulls = repo.units.get(PULLS)
+    def get(units):
+        pulls = units.get(PULLS)
         return default if pulls is None else pulls.get(key, default)
 
     return get
-
-
-def _mirror_interval(repo, context) -> str:
-    mirror = mirror_of(repo)
-    return format_go_duration(mirror.interval_seconds) if mirror else ""
-
-
-def _mirror_updated(repo, context) -> str:
-    mirror = mirror_of(repo)
-    return gitea_time(mirror.updated) if mirror else ZERO_TIME
 
 
 def _boolean() -> StrictBooleanField:
@@ -152,13 +156,81 @@ def _text() -> StrictCharField:
     return StrictCharField()
 
 
+def _nested(serializer):
+    """A settings object, left out when its unit is off (nil in Gitea)."""
+    return lambda: serializer(required=False)
+
+
+# {wire key: (schema field factory, value from the units)}; the factories run inside
+# REPOSITORY so the schema lists the keys in wire order.
+UNIT_FIELDS = {
+    "has_code": (_boolean, _has(CODE)),
+    "has_issues": (_boolean, _configured(ISSUES, EXT_ISSUES)),
+    "internal_tracker": (_nested(InternalTrackerSerializer), _internal_tracker),
+    "external_tracker": (_nested(ExternalTrackerSerializer), _external_tracker),
+    "has_wiki": (_boolean, lambda units: WIKI in units or units.get(EXT_WIKI) is not None),
+    "external_wiki": (_nested(ExternalWikiSerializer), _external_wiki),
+    "has_pull_requests": (_boolean, _configured(PULLS)),
+    "has_projects": (_boolean, _configured(PROJECTS)),
+    "projects_mode": (_text, lambda units: (units.get(PROJECTS) or {}).get("projects_mode", "all")),
+    "has_releases": (_boolean, _has(RELEASES)),
+    "has_packages": (_boolean, _has(PACKAGES)),
+    "has_actions": (_boolean, _has(ACTIONS)),
+    # The pull request settings, in the order Gitea writes them.
+    **{
+        key: (_text if key == "default_merge_style" else _boolean, _pull_setting(key))
+        for key in PULL_DEFAULTS
+    },
+}
+
+
+def _unit_field(key: str, schema) -> Field:
+    field = schema()
+    return Field(field, get=_unit(key), omit=NIL if field.required is False else ())
+
+
+@lru_cache(maxsize=256)
+def unit_values(units_json: str) -> dict:
+    """{wire key: value} of UNIT_FIELDS for one stored units value (most repositories share
+    a handful of values: a page parses each once)."""
+    units = json.loads(units_json)
+    return {key: value(units) for key, (_, value) in UNIT_FIELDS.items()}
+
+
+def _unit(key: str):
+    return lambda row, context: unit_values(row["units_json"])[key]
+
+
+@lru_cache(maxsize=256)
+def _topics(topics_json: str) -> list[str]:
+    return json.loads(topics_json)
+
+
+def _mirror(row, context) -> dict | None:
+    return context["mirrors"].get(row["id"]) if row["is_mirror"] else None
+
+
+def _mirror_interval(row, context) -> str:
+    mirror = _mirror(row, context)
+    return format_go_duration(mirror["interval_seconds"]) if mirror else ""
+
+
+def _mirror_updated(row, context) -> str:
+    mirror = _mirror(row, context)
+    return (mirror["updated_text"] or ZERO_TIME) if mirror else ZERO_TIME
+
+
+def _zero_time(zero: str):
+    return lambda text: text or zero
+
+
 REPOSITORY = Record(
     "Repository",
     {
-        "id": Field(_count(), "pk"),
+        "id": Field(_count()),
         "owner": Field(USER.serializer(), get=_owner),
         "name": Field(_text()),
-        "full_name": Field(_text(), get=lambda repo, context: _full_name(repo)),
+        "full_name": Field(_text(), get=lambda row, context: row["full_name"]),
         "description": Field(_text()),
         "empty": Field(_boolean(), "is_empty"),
         "private": Field(_boolean()),
@@ -169,18 +241,16 @@ REPOSITORY = Record(
         "size": Field(_count(), convert=lambda size: size // 1024),
         "language": Field(_text(), fixed=""),
         "languages_url": Field(
-            _text(), get=lambda repo, context: f"{_api_url(repo, context)}/languages"
+            _text(), get=lambda row, context: f"{_api_url(row, context)}/languages"
         ),
-        "html_url": Field(
-            _text(), get=lambda repo, context: f"{context['root']}{_full_name(repo)}"
-        ),
+        "html_url": Field(_text(), get=lambda row, context: f"{context['root']}{row['full_name']}"),
         "url": Field(_text(), get=_api_url),
         "link": Field(_text(), fixed=""),
         "ssh_url": Field(
-            _text(), get=lambda repo, context: f"git@{context['host']}:{_full_name(repo)}.git"
+            _text(), get=lambda row, context: f"git@{context['host']}:{row['full_name']}.git"
         ),
         "clone_url": Field(
-            _text(), get=lambda repo, context: f"{context['root']}{_full_name(repo)}.git"
+            _text(), get=lambda row, context: f"{context['root']}{row['full_name']}.git"
         ),
         "original_url": Field(_text()),
         "website": Field(_text()),
@@ -193,57 +263,41 @@ REPOSITORY = Record(
         "release_counter": Field(_count(), fixed=0),
         "default_branch": Field(_text()),
         "archived": Field(_boolean(), "is_archived"),
-        "created_at": Field(serializers.DateTimeField(), convert=gitea_time),
-        "updated_at": Field(serializers.DateTimeField(), convert=gitea_time),
+        "created_at": Field(serializers.DateTimeField(), "created_at_text"),
+        "updated_at": Field(serializers.DateTimeField(), "updated_at_text"),
         "archived_at": Field(
-            serializers.DateTimeField(),
-            convert=lambda value: gitea_time(value, UNIX_ZERO_TIME),
+            serializers.DateTimeField(), "archived_at_text", convert=_zero_time(UNIX_ZERO_TIME)
         ),
         "permissions": Field(PermissionSerializer(required=False), get=_permissions, omit=NIL),
-        "has_code": Field(_boolean(), get=_has(CODE)),
-        "has_issues": Field(_boolean(), get=_configured(ISSUES, EXT_ISSUES)),
-        "internal_tracker": Field(
-            InternalTrackerSerializer(required=False), get=_internal_tracker, omit=NIL
-        ),
-        "external_tracker": Field(
-            ExternalTrackerSerializer(required=False), get=_external_tracker, omit=NIL
-        ),
-        "has_wiki": Field(
-            _boolean(),
-            get=lambda repo, context: WIKI in repo.units or repo.units.get(EXT_WIKI) is not None,
-        ),
-        "external_wiki": Field(
-            ExternalWikiSerializer(required=False), get=_external_wiki, omit=NIL
-        ),
-        "has_pull_requests": Field(_boolean(), get=_configured(PULLS)),
-        "has_projects": Field(_boolean(), get=_configured(PROJECTS)),
-        "projects_mode": Field(
-            _text(),
-            get=lambda repo, context: (repo.units.get(PROJECTS) or {}).get("projects_mode", "all"),
-        ),
-        "has_releases": Field(_boolean(), get=_has(RELEASES)),
-        "has_packages": Field(_boolean(), get=_has(PACKAGES)),
-        "has_actions": Field(_boolean(), get=_has(ACTIONS)),
-        # The pull request settings, in the order Gitea writes them.
-        **{
-            key: Field(
-                _text() if key == "default_merge_style" else _boolean(), get=_pull_setting(key)
-            )
-            for key in PULL_DEFAULTS
-        },
+        **{key: _unit_field(key, schema) for key, (schema, _) in UNIT_FIELDS.items()},
         "avatar_url": Field(_text(), fixed=""),
         "internal": Field(
             _boolean(),
-            get=lambda repo, context: not repo.private and repo.owner.visibility == "private",
+            get=lambda row, context: (
+                not row["private"]
+                and context["owner_objects"][row["owner_id"]].visibility == "private"
+            ),
         ),
         "mirror_interval": Field(_text(), get=_mirror_interval),
         "object_format_name": Field(_text(), fixed="sha1"),
         "mirror_updated": Field(serializers.DateTimeField(), get=_mirror_updated),
-        "topics": Field(serializers.ListField(child=_text()), convert=list),
-        "licenses": Field(serializers.ListField(child=_text()), get=lambda repo, context: []),
+        "topics": Field(serializers.ListField(child=_text()), "topics_json", convert=_topics),
+        "licenses": Field(serializers.ListField(child=_text()), get=lambda row, context: []),
     },
-    attributes=True,
+    extra_columns=("owner_id", "parent_id", "units_json"),
 )
+
+# What a row is read with beside the record's plain columns.
+ROW_EXPRESSIONS = {
+    "created_at_text": GiteaTime("created_at"),
+    "updated_at_text": GiteaTime("updated_at"),
+    "archived_at_text": GiteaTime("archived_at"),
+    # Parsed in Python, once per distinct value (see unit_values and _topics).
+    "units_json": Cast("units", TextField()),
+    "topics_json": Cast("topics", TextField()),
+}
+ROW_COLUMNS = tuple(column for column in REPOSITORY.columns if column not in ROW_EXPRESSIONS)
+MIRROR_EXPRESSIONS = {"updated_text": GiteaTime("updated")}
 
 
 class SearchResultsSerializer(serializers.Serializer):
@@ -252,9 +306,9 @@ class SearchResultsSerializer(serializers.Serializer):
 
 
 def _activity_repo(activity, context) -> dict | None:
-    if not activity.repo_id:
-        return None
-    return REPOSITORY.render(activity.repo, {**context, "with_parent": False})
+    """The activity's repository, from the page's rows (`context["repos"]`)."""
+    row = context["repos"].get(activity.repo_id) if activity.repo_id else None
+    return None if row is None else REPOSITORY.render(row, {**context, "with_parent": False})
 
 
 ACTIVITY = Record(

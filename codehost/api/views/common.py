@@ -9,55 +9,33 @@ from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
 from codehost import access
-from codehost.api.serializers.repos import REPOSITORY, repository_context
+from codehost.api.serializers.repos import (
+    MIRROR_EXPRESSIONS,
+    REPOSITORY,
+    ROW_COLUMNS,
+    ROW_EXPRESSIONS,
+    repository_context,
+)
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
-from codehost.errors import Forbidden, Invalid, NotFound
+from codehost.errors import Forbidden, NotFound
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
-from config.limits import INT64_MAX, INT64_MIN
+from config.plain_json import mark_plain
 
 logger = logging.getLogger(__name__)
-
-# Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
-PARSE_BOOL_TRUE = {"1", "t", "true"}
-PARSE_BOOL_FALSE = {"0", "f", "false"}
-
-# For one repository read on its own; lists load their relations in load_relations().
-REPO_RELATED = ("owner", "owner__user", "parent__owner", "parent__owner__user", "mirror")
-
-
-def gitea_bool(name: str, raw: str) -> bool:
-    value = raw.strip().lower()
-    if value in PARSE_BOOL_TRUE:
-        return True
-    if value in PARSE_BOOL_FALSE:
-        return False
-    raise Invalid(f"[{name}]: must be a boolean")
-
-
-def check_int64(name: str, value: int) -> int:
-    """Gitea's integer parameters are int64: anything beyond is refused, never sent to the
-    database (where it overflows, or matches nothing by accident)."""
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise Invalid(f"[{name}]: value out of range")
-    return value
-
-
-def gitea_int(name: str, raw: str) -> int:
-    try:
-        number = int(raw)
-    except ValueError as exc:
-        raise Invalid(f"[{name}]: must be an integer") from exc
-    return check_int64(name, number)
-
-
-def stripped(name: str, raw: str) -> str:
-    return raw.strip()
 
 
 def visible_owner(actor: access.Actor, name: str) -> Owner:
     owner = Owner.objects.select_related("user").filter(lower_name=name.lower()).first()
     if owner is None or not access.can_see_owner(actor, owner):
+        raise NotFound(f"user does not exist [name: {name}]")
+    return owner
+
+
+def visible_user(actor: access.Actor, name: str) -> Owner:
+    """A user account (not an organization) the caller can see."""
+    owner = visible_owner(actor, name)
+    if owner.is_organization:
         raise NotFound(f"user does not exist [name: {name}]")
     return owner
 
@@ -129,38 +107,60 @@ def redirect_response(request, old_owner: str, old_name: str, repo: Repository):
     return HttpResponsePermanentRedirect(location)
 
 
-def render_repos(actor: access.Actor, repos: list[Repository]) -> list[dict]:
-    """A page of repositories with the caller's permissions: constant queries per page."""
-    repos = list(repos)
-    parents = load_relations(actor, repos)
-    context = repository_context(actor, access.repo_access_map(actor, repos + parents))
-    context["with_parent"] = True
-    return [REPOSITORY.render(repo, context) for repo in repos]
+def repository_rows(repos):
+    """`repos` (a queryset, in page order) as the rows REPOSITORY renders, still lazy: the
+    paginator counts and slices it."""
+    return repos.values(*ROW_COLUMNS, **ROW_EXPRESSIONS)
 
 
-def load_relations(actor: access.Actor, repos: list[Repository]) -> list[Repository]:
-    """Attach what rendering reads (parents, owners, mirror rows, and the owners' accounts
-    when an admin looks) with one query per kind, only for what is not loaded yet.
+def render_repos(actor: access.Actor, rows, *, with_parent: bool = True) -> list[dict]:
+    """A page of repository rows with the caller's permissions: constant queries per page."""
+    rows = list(rows)
+    context = repos_context(actor, rows, with_parent=with_parent)
+    return [REPOSITORY.render(row, context) for row in rows]
 
-    The page query itself stays on the repository table: joining owners there would build
-    one owner object per row and make the planner weigh every join. Returns the parents.
+
+def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -> dict:
+    """What rendering `rows` reads beside them, one query per kind whatever the page size:
+    the forks' parents (when shown), the owners (with their accounts when an admin looks:
+    an admin sees every user's private fields), the mirror settings, the caller's access.
+    Each row gets its `full_name`.
+
+    The page query itself stays on the repository table: joining owners there would make
+    the planner weigh every join for every page.
     """
-    forks = [repo for repo in repos if repo.parent_id and not Repository.parent.is_cached(repo)]
-    if forks:
-        found = Repository.objects.in_bulk({repo.parent_id for repo in forks})
-        for repo in forks:
-            Repository.parent.field.set_cached_value(repo, found.get(repo.parent_id))
-    parents = [repo.parent for repo in repos if repo.parent_id and repo.parent is not None]
-    everything = repos + parents
-    _attach(everything, Repository.owner.field, "owner_id", Owner.objects)
-    unloaded = [repo for repo in everything if not Repository.mirror.is_cached(repo)]
-    mirrors = [repo for repo in unloaded if repo.is_mirror]
-    if mirrors:
-        rows = {row.repo_id: row for row in Mirror.objects.filter(repo__in=mirrors)}
-        for repo in mirrors:
-            Repository.mirror.related.set_cached_value(repo, rows.get(repo.pk))
-    load_accounts(actor, [repo.owner for repo in everything])
-    return parents
+    parents = {}
+    parent_ids = {row["parent_id"] for row in rows if row["parent_id"]} if with_parent else ()
+    if parent_ids:
+        found = repository_rows(Repository.objects.filter(pk__in=parent_ids))
+        parents = {row["id"]: row for row in found}
+    everything = rows + list(parents.values())
+    owners = Owner.objects.select_related("user") if actor.is_admin else Owner.objects
+    owner_objects = owners.in_bulk({row["owner_id"] for row in everything})
+    for row in everything:
+        row["full_name"] = f"{owner_objects[row['owner_id']].name}/{row['name']}"
+    mirrors = {}
+    mirror_ids = [row["id"] for row in everything if row["is_mirror"]]
+    if mirror_ids:
+        found = Mirror.objects.filter(repo_id__in=mirror_ids)
+        mirrors = {
+            row["repo_id"]: row
+            for row in found.values("repo_id", "interval_seconds", **MIRROR_EXPRESSIONS)
+        }
+    access_map = access.rows_access_map(
+        actor, [(row["id"], owner_objects[row["owner_id"]], row["private"]) for row in everything]
+    )
+    context = repository_context(actor, access_map)
+    context.update(
+        owner_objects=owner_objects, parents=parents, mirrors=mirrors, with_parent=with_parent
+    )
+    return context
+
+
+def repos_page(view, repos) -> Response:
+    """A page of `repos` (a queryset in page order) with Gitea's paging headers."""
+    rows = view.paginate(repository_rows(repos))
+    return mark_plain(view.paginator.get_paginated_response(render_repos(view.actor, rows)))
 
 
 def load_accounts(actor: access.Actor, owners: list[Owner]) -> None:
@@ -180,8 +180,8 @@ def _attach(instances: list, field, key: str, manager) -> None:
 
 
 def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:
-    repo = Repository.objects.select_related(*REPO_RELATED).get(pk=repo.pk)
-    return Response(render_repos(actor, [repo])[0], status=status, headers=headers or None)
+    data = render_repos(actor, repository_rows(Repository.objects.filter(pk=repo.pk)))[0]
+    return mark_plain(Response(data, status=status, headers=headers or None))
 
 
 def render_user(actor: access.Actor, owner: Owner) -> dict:
@@ -206,4 +206,4 @@ def search_response(paginator, run: Callable[[], list], error: Callable[[Databas
     except DatabaseError as exc:
         logger.exception("search failed")
         return Response({"ok": False, "error": error(exc)}, status=500)
-    return paginator.get_paginated_response({"ok": True, "data": data})
+    return mark_plain(paginator.get_paginated_response({"ok": True, "data": data}))

@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
+from codehost.api.params import gitea_bool, gitea_int, stripped
 from codehost.api.serializers.bodies import (
     AddCollaboratorOptionSerializer,
     CreateForkOptionSerializer,
@@ -19,21 +20,19 @@ from codehost.api.serializers.bodies import (
 from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, TopicNameSerializer
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
-    REPO_RELATED,
-    gitea_bool,
-    gitea_int,
     render_repo,
     render_repos,
     render_user,
+    repos_page,
+    repository_rows,
     require_public_repo,
     search_response,
-    stripped,
     visible_org,
     visible_owner,
     visible_repo,
 )
-from codehost.errors import Forbidden, NotFound
-from codehost.models import PULL_DEFAULTS, Collaboration, Owner, Repository
+from codehost.errors import NotFound
+from codehost.models import PULL_DEFAULTS, Owner, Repository
 from codehost.search import SearchOptions, search_repos
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
@@ -90,7 +89,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
         repos = search_repos(self.actor, options)
         return search_response(
             self.paginator,
-            lambda: render_repos(self.actor, self.paginate(repos)),
+            lambda: render_repos(self.actor, self.paginate(repository_rows(repos))),
             # Gitea answers with its error text; ours names the failure, not the SQL.
             lambda exc: f"SearchRepository: {type(exc).__name__}",
         )
@@ -107,8 +106,7 @@ class UserReposView(GiteaViewMixin, APIView):
     )
     def get(self, request):
         repos = Repository.objects.filter(owner=self.actor.owner)
-        page = self.paginate(repos.order_by("lower_name", "id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        return repos_page(self, repos.order_by("lower_name", "id"))
 
     @extend_schema(
         tags=TAGS,
@@ -135,12 +133,8 @@ class OrgReposView(GiteaViewMixin, APIView):
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
-        repos = Repository.objects.filter(owner=org)
-        visible = access.visible_repos_filter(self.actor)
-        if visible is not None:
-            repos = repos.filter(visible)
-        page = self.paginate(repos.order_by("lower_name", "id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        repos = access.visible_repos(self.actor, Repository.objects.filter(owner=org))
+        return repos_page(self, repos.order_by("lower_name", "id"))
 
     @extend_schema(
         tags=["organization"],
@@ -184,10 +178,7 @@ class RepoView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise NotFound()
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(EditRepoOptionSerializer, request.data)
         repo_settings.edit_repo(self.actor, found, repo_edit(data))
         if found.is_mirror:
@@ -237,7 +228,7 @@ class RepoByIdView(RepoViewMixin, APIView):
 
     @extend_schema(tags=TAGS, operation_id="repoGetByID", responses=REPOSITORY.serializer)
     def get(self, request, id):
-        found = Repository.objects.select_related(*REPO_RELATED).filter(pk=id).first()
+        found = Repository.objects.select_related("owner").filter(pk=id).first()
         if found is None or not access.repo_access(self.actor, found).can_see:
             raise NotFound()
         require_public_repo(self.actor, found)
@@ -248,12 +239,8 @@ class RepoForksView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="listForks", responses=REPOSITORY.serializer(many=True))
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
-        forks = Repository.objects.filter(parent=found)
-        visible = access.visible_repos_filter(self.actor)
-        if visible is not None:
-            forks = forks.filter(visible)
-        page = self.paginate(forks.order_by("id"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        forks = access.visible_repos(self.actor, Repository.objects.filter(parent=found))
+        return repos_page(self, forks.order_by("id"))
 
     @extend_schema(
         tags=TAGS,
@@ -289,10 +276,7 @@ class RepoTopicsView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise access_required()
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(RepoTopicOptionsSerializer, request.data)
         invalid = repositories.set_topics(found, data["topics"])
         if invalid:
@@ -324,7 +308,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     def get(self, request, owner, repo, collaborator):
         found, _ = self.load(owner, repo)
         user = self.collaborator(collaborator)
-        if not Collaboration.objects.filter(repo=found, user=user).exists():
+        if not repositories.is_collaborator(found, user):
             raise NotFound()
         return Response(status=204)
 
@@ -336,10 +320,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     )
     def put(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
+        repositories.require_repo_admin(found_access)
         data = parse_body(AddCollaboratorOptionSerializer, request.data or {})
         repositories.add_collaborator(
             found, self.collaborator(collaborator), data.get("permission") or ""
@@ -349,9 +330,6 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="repoDeleteCollaborator", responses={204: None})
     def delete(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        if not found_access.is_admin:
-            raise Forbidden(
-                "user should be an owner or a collaborator with admin write of a repository"
-            )
-        Collaboration.objects.filter(repo=found, user=self.collaborator(collaborator)).delete()
+        repositories.require_repo_admin(found_access)
+        repositories.remove_collaborator(found, self.collaborator(collaborator))
         return Response(status=204)

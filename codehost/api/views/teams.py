@@ -10,26 +10,26 @@ from rest_framework.views import APIView
 
 from codehost import access
 from codehost.api.base import GiteaViewMixin
+from codehost.api.params import gitea_bool, stripped
 from codehost.api.serializers.bodies import (
     CreateTeamOptionSerializer,
     EditTeamOptionSerializer,
     parse_body,
 )
-from codehost.api.serializers.repos import ACTIVITY, REPOSITORY, repository_context
+from codehost.api.serializers.repos import ACTIVITY, REPOSITORY
 from codehost.api.serializers.users import TEAM, USER, TeamSearchResultsSerializer
 from codehost.api.views.common import (
-    REPO_RELATED,
     get_team,
-    gitea_bool,
     load_accounts,
-    load_relations,
     reject_public_only,
+    render_repo,
     render_repos,
     render_team,
     render_user,
+    repos_context,
+    repository_rows,
     require_public_repo,
     search_response,
-    stripped,
     visible_org,
 )
 from codehost.errors import NotFound
@@ -37,6 +37,7 @@ from codehost.models import Owner, Repository, Team, TeamMember
 from codehost.services import activity
 from codehost.services import teams as team_service
 from config.filters import Param, QueryFilters
+from config.plain_json import mark_plain
 
 TAGS = ["organization"]
 
@@ -220,10 +221,10 @@ class TeamReposView(TeamViewMixin, APIView):
     def get(self, request, id):
         team = get_team(self.actor, id)
         access.check_team_access(self.actor, team)
-        repos = Repository.objects.filter(team_links__team=team)
-        page = self.paginate(repos.order_by("name", "id"), team.num_repos)
+        repos = Repository.objects.filter(team_links__team=team).order_by("name", "id")
+        page = self.paginate(repository_rows(repos), team.num_repos)
         data = render_repos(self.actor, page)
-        return self.paginator.get_paginated_response(data)
+        return mark_plain(self.paginator.get_paginated_response(data))
 
 
 def team_repo(actor: access.Actor, team, name: str) -> Repository:
@@ -242,8 +243,7 @@ class TeamRepoView(TeamViewMixin, APIView):
         found = team_repo(self.actor, team, repo)
         if not found.team_links.filter(team=team).exists():
             raise NotFound()
-        found = Repository.objects.select_related(*REPO_RELATED).get(pk=found.pk)
-        return Response(render_repos(self.actor, [found])[0])
+        return render_repo(self.actor, found)
 
     @extend_schema(tags=TAGS, operation_id="orgAddTeamRepository", request=None,
                    responses={204: None})  # fmt: skip
@@ -275,10 +275,11 @@ class TeamFeedView(TeamViewMixin, APIView):
             day = date.fromisoformat(request.query_params.get("date", ""))
         except ValueError:
             day = None  # Gitea ignores an unparsable date
-        page = self.paginate(activity.team_feed(team, day).select_related("act_user", "repo"))
-        repos = [entry.repo for entry in page if entry.repo_id]
-        load_relations(self.actor, repos)
+        page = self.paginate(activity.team_feed(team, day).select_related("act_user"))
+        ids = {entry.repo_id for entry in page if entry.repo_id}
+        rows = list(repository_rows(Repository.objects.filter(pk__in=ids))) if ids else []
+        context = repos_context(self.actor, rows, with_parent=False)
+        context["repos"] = {row["id"]: row for row in rows}
         load_accounts(self.actor, [entry.act_user for entry in page])
-        context = repository_context(self.actor, access.repo_access_map(self.actor, repos))
         data = [ACTIVITY.render(entry, context) for entry in page]
         return self.paginator.get_paginated_response(data)

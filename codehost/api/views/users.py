@@ -28,16 +28,17 @@ from codehost.api.serializers.users import (
 from codehost.api.views.common import (
     render_org,
     render_repo,
-    render_repos,
     render_user,
+    repos_page,
     require_public_user,
     visible_org,
     visible_owner,
     visible_repo,
+    visible_user,
 )
 from codehost.api.views.repos import repo_options
 from codehost.errors import Forbidden, NotFound
-from codehost.models import AccessToken, OrgMembership, Owner, Repository, UserBlock
+from codehost.models import AccessToken, Owner, Repository
 from codehost.services import accounts, blocks, repositories, stars
 from codehost.services import orgs as org_service
 
@@ -96,9 +97,7 @@ class AdminUserOrgsView(AdminViewMixin, APIView):
         responses={201: ORGANIZATION.serializer},
     )
     def post(self, request, username):
-        creator = visible_owner(self.actor, username)
-        if creator.is_organization:
-            raise NotFound(f"user does not exist [name: {username}]")
+        creator = visible_user(self.actor, username)
         org = org_service.create_org(creator, org_options(request.data))
         return Response(render_org(self.actor, org), status=201)
 
@@ -148,9 +147,7 @@ class UserView(GiteaViewMixin, APIView):
 
     @extend_schema(tags=["user"], operation_id="userGet", responses=USER.serializer)
     def get(self, request, username):
-        owner = visible_owner(self.actor, username)
-        if owner.is_organization:
-            raise NotFound(f"user does not exist [name: {username}]")
+        owner = visible_user(self.actor, username)
         require_public_user(self.actor, owner)
         return Response(render_user(self.actor, owner))
 
@@ -165,11 +162,7 @@ class TokenAccountMixin(GiteaViewMixin):
         if not isinstance(credential, Credential) or credential.scheme != "basic":
             raise AuthenticationFailed("auth required")
         target = visible_owner(self.actor, username)
-        if target.is_organization or target.user_id is None:
-            raise NotFound(f"user does not exist [name: {username}]")
-        if not (self.actor.is_admin or target.pk == self.actor.owner.pk):
-            raise Forbidden("doer should be the site admin or be same as the contextUser")
-        return target.user
+        return accounts.token_account(self.actor, target, username)
 
 
 class UserTokensView(TokenAccountMixin, APIView):
@@ -199,12 +192,7 @@ class UserTokensView(TokenAccountMixin, APIView):
 class UserTokenView(TokenAccountMixin, APIView):
     @extend_schema(tags=["user"], operation_id="userDeleteAccessToken", responses={204: None})
     def delete(self, request, username, token):
-        user = self.account(request, username)
-        tokens = AccessToken.objects.filter(user=user)
-        tokens = tokens.filter(pk=int(token)) if token.isdigit() else tokens.filter(name=token)
-        deleted, _ = tokens.delete()
-        if not deleted:
-            raise NotFound()
+        accounts.delete_token(self.account(request, username), token)
         return Response(status=204)
 
 
@@ -217,13 +205,7 @@ class OrgsView(GiteaViewMixin, APIView):
         responses=ORGANIZATION.serializer(many=True),
     )
     def get(self, request):
-        orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
-        if not self.actor.signed_in:
-            orgs = orgs.filter(visibility="public")
-        elif not self.actor.is_admin:
-            orgs = orgs.exclude(visibility="private") | orgs.filter(
-                memberships__user=self.actor.owner
-            )
+        orgs = access.visible_orgs(self.actor)
         page = self.paginate(orgs.distinct().order_by("lower_name", "id"))
         return self.paginator.get_paginated_response([render_org(self.actor, o) for o in page])
 
@@ -257,10 +239,7 @@ class OrgMembersView(GiteaViewMixin, APIView):
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
-        members = OrgMembership.objects.filter(org=org)
-        if not (self.actor.is_admin or access.is_org_member(self.actor, org)):
-            members = members.filter(is_public=True)
-        users = Owner.objects.filter(pk__in=members.values("user_id")).select_related("user")
+        users = access.visible_org_members(self.actor, org).select_related("user")
         page = self.paginate(users.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response([render_user(self.actor, u) for u in page])
 
@@ -298,12 +277,10 @@ class StarredView(GiteaViewMixin, APIView):
         responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
-        repos = Repository.objects.filter(stars__user=self.actor.owner)
-        visible = access.visible_repos_filter(self.actor)
-        if visible is not None:
-            repos = repos.filter(visible)
-        page = self.paginate(repos.order_by("-stars__created_at"))
-        return self.paginator.get_paginated_response(render_repos(self.actor, page))
+        repos = access.visible_repos(
+            self.actor, Repository.objects.filter(stars__user=self.actor.owner)
+        )
+        return repos_page(self, repos.order_by("-stars__created_at"))
 
 
 class StarView(GiteaViewMixin, APIView):
@@ -313,7 +290,7 @@ class StarView(GiteaViewMixin, APIView):
     @extend_schema(tags=["user"], operation_id="userCurrentCheckStarring", responses={204: None})
     def get(self, request, owner, repo):
         found, _ = visible_repo(self.actor, owner, repo)
-        if not found.stars.filter(user=self.actor.owner).exists():
+        if not stars.is_starred(self.actor.owner, found):
             raise NotFound()
         return Response(status=204)
 
@@ -337,15 +314,12 @@ class UserBlockView(GiteaViewMixin, APIView):
     require_signin = True
 
     def blockee(self, username):
-        target = visible_owner(self.actor, username)
-        if target.is_organization:
-            raise NotFound(f"user does not exist [name: {username}]")
-        return target
+        return visible_user(self.actor, username)
 
     @extend_schema(tags=["user"], operation_id="userCheckUserBlock", responses={204: None})
     def get(self, request, username):
         blockee = self.blockee(username)
-        if not UserBlock.objects.filter(blocker=self.actor.owner, blockee=blockee).exists():
+        if not blocks.is_blocked(self.actor.owner, blockee):
             raise NotFound()
         return Response(status=204)
 
