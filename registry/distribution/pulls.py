@@ -136,32 +136,50 @@ def write(batch: list[Pull]) -> None:
         repositories[pull.repository_id] = (count + 1, max(last, pull.time))
     at = connection.ops.adapt_datetimefield_value
     tag_times = [(at(when), at(when), pk, name) for (pk, name), when in tags.items()]
-    with transaction.atomic():
-        if logs := [log for log in logs if log is not None]:
-            AuditLog.objects.bulk_create(logs)
+    audit_rows = [
+        (
+            log.project_id,
+            log.operation,
+            log.resource_type,
+            log.resource,
+            log.username,
+            at(log.op_time),
+        )
+        for log in logs
+        if log is not None
+    ]
+    with transaction.atomic(), connection.cursor() as cursor:
+        if audit_rows:
+            # One statement for the batch, without the ORM compiling every row (bulk_create
+            # took ~45 us per pull of the web process's CPU).
+            cursor.executemany(INSERT_AUDIT_LOG, audit_rows)
         if config["pull_count_update_disable"]:
             return
-        with connection.cursor() as cursor:
-            # Batches of several processes may land out of order: a pull time never goes back.
+        # Batches of several processes may land out of order: a pull time never goes back.
+        cursor.executemany(
+            SET_PULL_TIME.format(table=Artifact._meta.db_table, where="id = %s"),
+            [(at(when), at(when), pk) for pk, when in artifacts.items()],
+        )
+        if tag_times:
             cursor.executemany(
-                SET_PULL_TIME.format(table=Artifact._meta.db_table, where="id = %s"),
-                [(at(when), at(when), pk) for pk, when in artifacts.items()],
+                SET_PULL_TIME.format(
+                    table=Tag._meta.db_table, where="repository_id = %s AND name = %s"
+                ),
+                tag_times,
             )
-            if tag_times:
-                cursor.executemany(
-                    SET_PULL_TIME.format(
-                        table=Tag._meta.db_table, where="repository_id = %s AND name = %s"
-                    ),
-                    tag_times,
-                )
-            # Counted in the database: other processes' batches add to the same rows.
-            cursor.executemany(
-                f"UPDATE {Repository._meta.db_table} SET pull_count = pull_count + %s,"
-                " update_time = %s WHERE id = %s",
-                [(count, at(when), pk) for pk, (count, when) in repositories.items()],
-            )
+        # Counted in the database: other processes' batches add to the same rows.
+        cursor.executemany(
+            f"UPDATE {Repository._meta.db_table} SET pull_count = pull_count + %s,"
+            " update_time = %s WHERE id = %s",
+            [(count, at(when), pk) for pk, (count, when) in repositories.items()],
+        )
 
 
+INSERT_AUDIT_LOG = (
+    f"INSERT INTO {AuditLog._meta.db_table}"
+    " (project_id, operation, resource_type, resource, username, op_time)"
+    " VALUES (%s, %s, %s, %s, %s, %s)"
+)
 SET_PULL_TIME = (
     "UPDATE {table} SET pull_time = CASE WHEN pull_time IS NULL OR pull_time < %s"
     " THEN %s ELSE pull_time END WHERE {where}"
