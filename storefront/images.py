@@ -36,10 +36,11 @@ SIGNATURES = {
 }
 
 
-# The storage name an upload gets from `store`: store/products/product/random-stem.kind
-# (the storage may append `_xxxxxxx` to the stem). Nothing else under the prefix is ours.
+# The storage name an upload gets from `store`: store/products/random-stem.kind (the
+# storage may append `_xxxxxxx` to the stem); uploads kept before names lost their product
+# folder (store/products/product/...) stay ours. Nothing else under the prefix is.
 UPLOAD_NAME = re.compile(
-    r"(?P<store>[0-9]+)/products/[0-9]+/[0-9a-f]{16}-[A-Za-z0-9_-]+\.(?:png|jpg|gif)"
+    r"(?P<store>[0-9]+)/products/(?:[0-9]+/)?[0-9a-f]{16}-[A-Za-z0-9_-]+\.(?:png|jpg|gif)"
 )
 
 
@@ -76,10 +77,12 @@ def decode(attachment: str, filename: str = "") -> Upload:
     return Upload(content, f"{stem}.{kind}")
 
 
-def store(store_id: int, product_id: int, upload: Upload) -> str:
-    """Save the image; its absolute URL (the image's `src`)."""
+def store(store_id: int, upload: Upload) -> str:
+    """Save the image; its absolute URL (the image's `src`). Called before the transaction
+    that records the image (the storage may be a remote bucket), hence no product id in the
+    name: the product may not exist yet."""
     # A random part keeps names unguessable and distinct for equal filenames.
-    name = f"{store_id}/products/{product_id}/{secrets.token_hex(8)}-{upload.name}"
+    name = f"{store_id}/products/{secrets.token_hex(8)}-{upload.name}"
     saved = default_storage.save(f"storefront/{name}", ContentFile(upload.content))
     return f"{settings.EXTERNAL_URL}{URL_PREFIX}{saved.removeprefix('storefront/')}"
 
@@ -123,6 +126,14 @@ def forget(store_id: int, sources) -> None:
 
     if owned:
         transaction.on_commit(remove)
+
+
+def discard(sources) -> None:
+    """Remove the files just stored for `sources` (by `store`) whose recording failed."""
+    for src in sources:
+        found = _upload_name(src)
+        if found is not None:
+            default_storage.delete(found[1])
 
 
 def serve(request, name: str):

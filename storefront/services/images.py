@@ -1,6 +1,8 @@
 """A product's images: added by URL or upload, moved, replaced, deleted; positions stay
 1..n without gaps. The files of uploads are kept by `storefront.images`."""
 
+from contextlib import contextmanager
+
 from django.db import transaction
 from django.db.models import F, Max
 
@@ -16,19 +18,38 @@ def too_many_images() -> Invalid:
     return Invalid(f"Product is not allowed to have more than {MAX_IMAGES} images")
 
 
-def image_src(product: Product, data: dict) -> str:
-    """The image's URL: as given, or where its uploaded attachment is now kept."""
-    if "upload" in data:
-        return image_files.store(product.store_id, product.pk, data["upload"])
+def check_src(store_id: int, src: str) -> None:
     try:
-        image_files.check_src(product.store_id, data["src"])
+        image_files.check_src(store_id, src)
     except image_files.ForeignUpload as error:
         raise Invalid(fields={"src": [str(error)]}) from error
-    return data["src"]
+
+
+@contextmanager
+def stored_sources(store_id: int, items: list[dict]):
+    """Each image's `src`: the URL given, or where its uploaded attachment is now kept. The
+    files are stored before the transaction that records them (the storage may be a remote
+    bucket: no storage request inside a transaction) and removed again if it fails."""
+    stored: list[str] = []
+    try:
+        sources = []
+        for data in items:
+            if "upload" in data:
+                stored.append(image_files.store(store_id, data["upload"]))
+                sources.append(stored[-1])
+            elif "src" in data:
+                check_src(store_id, data["src"])
+                sources.append(data["src"])
+            else:
+                sources.append(None)
+        yield sources
+    except BaseException:
+        image_files.discard(stored)
+        raise
 
 
 def create_image(product: Product, data: dict) -> ProductImage:
-    with transaction.atomic():
+    with stored_sources(product.store_id, [data]) as (src,), transaction.atomic():
         product = Product.objects.select_for_update().get(pk=product.pk)
         if product.images.count() >= MAX_IMAGES:
             raise too_many_images()
@@ -37,7 +58,7 @@ def create_image(product: Product, data: dict) -> ProductImage:
         shift_images(product, position, +1)
         image = ProductImage.objects.create(
             product=product,
-            src=image_src(product, data),
+            src=src,
             position=position,
             alt=data.get("alt", []),
         )
@@ -46,7 +67,8 @@ def create_image(product: Product, data: dict) -> ProductImage:
 
 
 def update_image(image: ProductImage, data: dict) -> ProductImage:
-    with transaction.atomic():
+    store_id = image.product.store_id
+    with stored_sources(store_id, [data]) as (src,), transaction.atomic():
         product = Product.objects.select_for_update().get(pk=image.product_id)
         if "position" in data and data["position"] != image.position:
             shift_images(product, image.position + 1, -1)
@@ -55,7 +77,7 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
             shift_images(product, image.position, +1, exclude_pk=image.pk)
         if "src" in data or "upload" in data:
             image_files.forget(product.store_id, [image.src])
-            image.src = image_src(product, data)
+            image.src = src
         if "alt" in data:
             image.alt = data["alt"]
         image.save()

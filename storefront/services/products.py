@@ -30,15 +30,15 @@ def create_product(store: Store, data: dict) -> Product:
     attributes = [catalog.filled(store, value) for value in data.get("attributes", [])]
     new_variants = data.get("variants") or [{}]
     new_images = data.get("images", [])
-    with transaction.atomic():
+    if len(new_images) > images.MAX_IMAGES:
+        raise images.too_many_images()
+    with images.stored_sources(store.pk, new_images) as sources, transaction.atomic():
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
         if len(new_variants) > variants.MAX_VARIANTS:
             raise Invalid(
                 f"Product is not allowed to have more than {variants.MAX_VARIANTS} variants"
             )
-        if len(new_images) > images.MAX_IMAGES:
-            raise Invalid(f"Product is not allowed to have more than {images.MAX_IMAGES} images")
         chosen = categories.of_store(store, data.get("categories", []))
         name = catalog.filled(store, data["name"])
         product = Product(
@@ -55,10 +55,10 @@ def create_product(store: Store, data: dict) -> Product:
             store, Product, catalog.filled(store, data.get("handle"), base=name)
         )
         product.save()
-        for position, image in enumerate(new_images, start=1):
+        for position, (image, src) in enumerate(zip(new_images, sources, strict=True), start=1):
             ProductImage.objects.create(
                 product=product,
-                src=images.image_src(product, image),
+                src=src,
                 position=image.get("position", position),
                 alt=image.get("alt", []),
             )

@@ -2,7 +2,9 @@
 
 import base64
 
+import botocore.client
 import pytest
+from django.db import connection
 
 from storefront.models import Variant
 from tests.storefront.factories import ProductFactory, ProductImageFactory, VariantFactory
@@ -270,3 +272,47 @@ def test_body_over_the_upload_limit_is_413_not_a_crash(api, shirt, settings):
     response = api.post(f"products/{shirt.pk}/images", {"attachment": "A" * 2048})
     assert response.status_code == 413
     assert response.json()["code"] == 413
+
+
+@pytest.fixture
+def s3_requests(db, s3_storage, monkeypatch):
+    """The S3 requests the storages send to the test's S3 server (a real one), each with
+    how many atomic blocks were open at that moment."""
+    calls: list[tuple[str, int]] = []
+    send = botocore.client.BaseClient._make_api_call
+
+    def recorded(client, operation, params):
+        calls.append((operation, len(connection.atomic_blocks)))
+        return send(client, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", recorded)
+    return calls
+
+
+def test_no_s3_request_is_made_inside_a_transaction(
+    api, shirt, s3_requests, django_capture_on_commit_callbacks
+):
+    """Storing an uploaded image (new product, new image, replaced image) and removing the
+    files of failed or deleted images: the bucket is a remote service (rule: no external
+    call inside a database transaction)."""
+    attachment = {"attachment": base64.b64encode(GIF).decode()}
+    url = f"products/{shirt.pk}/images"
+    tests_own = len(connection.atomic_blocks)  # the test case's transaction
+    with django_capture_on_commit_callbacks(execute=True):
+        product = api.post("products", {"name": "x", "images": [attachment]}).json()
+        image = api.post(url, attachment).json()
+        assert api.put(f"{url}/{image['id']}", attachment).status_code == 200
+        api.delete(f"products/{product['id']}")
+    operations = {operation for operation, _ in s3_requests}
+    assert {"PutObject", "DeleteObject"} <= operations
+    assert [(operation, depth) for operation, depth in s3_requests if depth > tests_own] == []
+
+
+def test_an_upload_whose_image_is_refused_is_not_kept(api, shirt, s3_storage):
+    from django.core.files.storage import default_storage
+
+    ProductImageFactory.create_batch(250, product=shirt)
+    attachment = {"attachment": base64.b64encode(GIF).decode()}
+    refused = api.post(f"products/{shirt.pk}/images", attachment)
+    assert refused.status_code == 422
+    assert default_storage.listdir(f"storefront/{shirt.store_id}/products")[1] == []
