@@ -4,6 +4,7 @@
 from the ones a web process needs to serve (`READINESS`); `/livez` touches none.
 """
 
+import threading
 import time
 import uuid
 
@@ -73,6 +74,32 @@ def check_worker() -> str | None:
     except Exception as exc:
         return f"failed to check health: {exc.__class__.__name__}"
     return f"failed to check health: no worker heartbeat in the last {HEARTBEAT_FRESH_SECONDS}s"
+
+
+# With no worker a check waits HEARTBEAT_WAIT_SECONDS and the probe is anonymous: a process
+# checks at most this often, one thread at a time, and the others answer from the last
+# verdict meanwhile (callers must not be able to hold a web thread each for seconds).
+WORKER_CHECK_SECONDS = 10.0
+_worker_check_lock = threading.Lock()
+_last_worker_check: tuple[float, str | None] = (float("-inf"), None)
+
+
+def check_worker_recently() -> str | None:
+    global _last_worker_check
+    checked_at, error = _last_worker_check
+    if time.monotonic() - checked_at < WORKER_CHECK_SECONDS:
+        return error
+    # Only a process's very first check has no verdict to give while another thread checks.
+    if not _worker_check_lock.acquire(blocking=checked_at == float("-inf")):
+        return error
+    try:
+        checked_at, error = _last_worker_check
+        if time.monotonic() - checked_at >= WORKER_CHECK_SECONDS:
+            error = check_worker()
+            _last_worker_check = (time.monotonic(), error)
+    finally:
+        _worker_check_lock.release()
+    return error
 
 
 # The storages the services write: registry blobs and store images (Django's default).

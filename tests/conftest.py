@@ -56,6 +56,15 @@ def _forget_state_keyed_by_ids():
             bucket.unlink(missing_ok=True)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_worker_verdict(monkeypatch):
+    """The health endpoint keeps its worker verdict for seconds per process: each test
+    checks its own worker (or its absence), not an earlier test's."""
+    from config import health
+
+    monkeypatch.setattr(health, "_last_worker_check", (float("-inf"), None))
+
+
 def database_url() -> str:
     """DATABASE_URL of the test database, for the server processes tests start."""
     database = settings.DATABASES["default"]

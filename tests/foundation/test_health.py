@@ -1,4 +1,6 @@
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,34 @@ def test_a_web_process_cut_off_from_its_components_is_live_but_not_ready(tmp_pat
         assert components["database"] == components["registry"] == "unhealthy"
         if redis:
             assert components["redis"] == components["jobservice"] == "unhealthy"
+
+
+def test_with_the_worker_down_one_thread_waits_for_a_heartbeat_the_others_do_not(
+    monkeypatch,
+):
+    """Harbor's health waits seconds for a worker heartbeat; the endpoint is anonymous, so
+    concurrent callers must not each hold a web thread for that long: one checks, the others
+    answer from the last verdict, and the new verdict stands for the interval."""
+    checking, release = threading.Event(), threading.Event()
+    checks = []
+
+    def slow_check():
+        checks.append(1)
+        checking.set()
+        release.wait(10)
+        return "failed to check health: no worker heartbeat"
+
+    monkeypatch.setattr(health, "check_worker", slow_check)
+    earlier = time.monotonic() - health.WORKER_CHECK_SECONDS - 1
+    monkeypatch.setattr(health, "_last_worker_check", (earlier, None))
+    verdicts = []
+    checker = threading.Thread(target=lambda: verdicts.append(health.check_worker_recently()))
+    checker.start()
+    assert checking.wait(10)
+    others = [health.check_worker_recently() for _ in range(7)]  # while the check waits
+    release.set()
+    checker.join(10)
+    assert others == [None] * 7  # the last verdict, at once
+    assert verdicts == ["failed to check health: no worker heartbeat"]
+    assert health.check_worker_recently() == verdicts[0]  # the new verdict stands
+    assert checks == [1]

@@ -26,7 +26,7 @@ from registry.services import configuration as configuration_service
 HEALTH_COMPONENTS = {
     "core": lambda: None,
     "database": health.check_database,
-    "jobservice": health.check_worker,
+    "jobservice": health.check_worker_recently,
     "portal": lambda: None,
     "redis": health.check_cache,
     "registry": health.check_storage_recently,
