@@ -15,14 +15,27 @@ def filled(store: Store, values: dict | None, base: dict | None = None) -> dict:
     return {code: merged.get(code, "") for code in store.languages}
 
 
+def lock_store(store: Store) -> None:
+    """Writes that check the store's other rows before adding theirs (handles, the product
+    and category limits) run one at a time per store: two at once each saw the other's row
+    missing (PostgreSQL; SQLite's writes are serialized already)."""
+    Store.objects.select_for_update().filter(pk=store.pk).first()
+
+
 def unique_handles(store: Store, model, wanted: dict, exclude_pk=None) -> dict:
     """Slugify each language's handle, adding -2, -3... where another row has it."""
+    lock_store(store)
     handles = {}
     for code, text in wanted.items():
         base = slugify(text) or model._meta.model_name
+        # The handles that may collide, in one query (a superset: SQLite's LIKE folds case).
+        taken = set(
+            model.objects.filter(store=store, **{f"handle__{code}__startswith": base})
+            .exclude(pk=exclude_pk)
+            .values_list(f"handle__{code}", flat=True)
+        )
         candidate, counter = base, 1
-        taken = model.objects.filter(store=store).exclude(pk=exclude_pk)
-        while taken.filter(**{f"handle__{code}": candidate}).exists():
+        while candidate in taken:
             counter += 1
             candidate = f"{base}-{counter}"
         handles[code] = candidate

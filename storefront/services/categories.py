@@ -34,6 +34,7 @@ def _parent(store: Store, parent_id: int | None, category: Category | None = Non
 
 def create_category(store: Store, data: dict) -> Category:
     with transaction.atomic():
+        catalog.lock_store(store)
         if store.categories.count() >= MAX_CATEGORIES:
             raise Invalid(f"Store has reached maximum limit of {MAX_CATEGORIES} allowed categories")
         name = catalog.filled(store, data["name"])
@@ -58,7 +59,7 @@ def update_category(category: Category, data: dict) -> Category:
             # Moves within a store one at a time, the store's row first: two opposite
             # moves at once each passed the ancestor check on the other's old parent and
             # then deadlocked on PostgreSQL's deferred foreign key checks (a 500).
-            Store.objects.select_for_update().filter(pk=store.pk).first()
+            catalog.lock_store(store)
         category = Category.objects.select_for_update().get(pk=category.pk)
         for field in ("name", "description"):
             if field in data:

@@ -33,6 +33,7 @@ def create_product(store: Store, data: dict) -> Product:
     if len(new_images) > images.MAX_IMAGES:
         raise images.too_many_images()
     with images.stored_sources(store.pk, new_images) as sources, transaction.atomic():
+        catalog.lock_store(store)
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
         if len(new_variants) > variants.MAX_VARIANTS:

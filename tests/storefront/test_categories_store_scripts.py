@@ -158,3 +158,42 @@ def test_concurrent_reparenting_never_makes_a_cycle(store):
         thread.join(30)
     assert outcomes == {"first": "moved", "second": "refused"}
     assert Category.objects.get(pk=second.pk).parent_id is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_creates_never_share_a_handle(store):
+    """Two categories named alike at once: each handle check ran before the other's row
+    was committed and both stored `race` (PostgreSQL), so one was unreachable by handle.
+    The second must wait for the first and take `race-2`."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from storefront.services.categories import create_category
+
+    created, handles = threading.Event(), {}
+
+    def first():
+        try:
+            with transaction.atomic():
+                handles["first"] = create_category(store, {"name": {"es": "Race"}}).handle
+                created.set()
+                time.sleep(1)  # the other request arrives while this one is uncommitted
+        finally:
+            created.set()
+            connection.close()
+
+    def second():
+        created.wait(10)
+        try:
+            handles["second"] = create_category(store, {"name": {"es": "Race"}}).handle
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [handles["first"]["es"], handles["second"]["es"]] == ["race", "race-2"]
