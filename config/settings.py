@@ -80,6 +80,42 @@ TEMPLATES = [
     },
 ]
 
+# --- i18n, static -------------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+# One date format everywhere the admin shows a date (config/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["config.formats"]
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+STATICFILES_DIRS = (
+    [BASE_DIR / "templates" / "static"] if (BASE_DIR / "templates" / "static").exists() else []
+)
+# Assets are served from the installed packages without a collectstatic step.
+WHITENOISE_USE_FINDERS = True
+MEDIA_ROOT = DATA_DIR / "media"
+
+# --- logging ------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "config.logging.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
+
 # --- database -----------------------------------------------------------------------
 DATABASES = {
     "default": dj_database_url.parse(
@@ -158,6 +194,31 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
 BEAT_LEASE_SECONDS = env_int("BEAT_LEASE_SECONDS", 30)
 
+# --- storage (files the services keep) ---------------------------------------------
+# Blobs are content-addressed in the `registry` storage: any Django storage backend works
+# (S3-compatible for scale-out); uploads in progress are staged under DATA_DIR.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "registry": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(DATA_DIR / "registry"), "allow_overwrite": True},
+    },
+}
+# Object storage (S3 or any S3-compatible service) for blobs and store images instead of
+# DATA_DIR; uploads in progress are then staged in the bucket too (registry.distribution.s3).
+S3_BUCKET = env_str("S3_BUCKET")
+if S3_BUCKET:
+    STORAGES.update(
+        s3_storages(
+            S3_BUCKET,
+            endpoint_url=env_str("S3_ENDPOINT_URL"),
+            access_key=env_str("S3_ACCESS_KEY_ID"),
+            secret_key=env_str("S3_SECRET_ACCESS_KEY"),
+            region=env_str("S3_REGION"),
+        )
+    )
+
 # --- auth ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = []
 AUTHENTICATION_BACKENDS = [
@@ -183,6 +244,24 @@ SIGNIN_THROTTLE_WINDOW = env_int("SIGNIN_THROTTLE_WINDOW", 900)
 # address (0: the peer address; a client's own X-Forwarded-For is then ignored).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
+# --- REST framework -----------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "API",
+    "VERSION": "1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
 # --- registry (LDAP) ----------------------------------------------------------------
 # The directory itself is configured at runtime through PUT /api/v2.0/configurations; these
 # two are about how this host reaches it. A PEM bundle of CAs trusted for ldaps:// and
@@ -190,48 +269,8 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 REGISTRY_LDAP_CA_FILE = env_str("REGISTRY_LDAP_CA_FILE")
 REGISTRY_LDAP_START_TLS = env_bool("REGISTRY_LDAP_START_TLS")
 
-# --- i18n, static -------------------------------------------------------------------
-LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
-USE_I18N = True
-USE_TZ = True
-# One date format everywhere the admin shows a date (config/formats/en/formats.py).
-FORMAT_MODULE_PATH = ["config.formats"]
-STATIC_URL = "/static/"
-STATIC_ROOT = DATA_DIR / "static"
-STATIC_ROOT.mkdir(exist_ok=True)
-STATICFILES_DIRS = (
-    [BASE_DIR / "templates" / "static"] if (BASE_DIR / "templates" / "static").exists() else []
-)
-# Assets are served from the installed packages without a collectstatic step.
-WHITENOISE_USE_FINDERS = True
-MEDIA_ROOT = DATA_DIR / "media"
-
 # --- registry (OCI distribution API, /v2/ and /service/token) ----------------------
-# Blobs are content-addressed in the `registry` storage: any Django storage backend works
-# (S3-compatible for scale-out); uploads in progress are staged under DATA_DIR.
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    "registry": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": str(DATA_DIR / "registry"), "allow_overwrite": True},
-    },
-}
 REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
-# Object storage (S3 or any S3-compatible service) for blobs and store images instead of
-# DATA_DIR; uploads in progress are then staged in the bucket too (registry.distribution.s3).
-S3_BUCKET = env_str("S3_BUCKET")
-if S3_BUCKET:
-    STORAGES.update(
-        s3_storages(
-            S3_BUCKET,
-            endpoint_url=env_str("S3_ENDPOINT_URL"),
-            access_key=env_str("S3_ACCESS_KEY_ID"),
-            secret_key=env_str("S3_SECRET_ACCESS_KEY"),
-            region=env_str("S3_REGION"),
-        )
-    )
 # A blob GET answers 307 to a pre-signed URL of the object (Distribution's `redirect`
 # middleware): bytes go from the bucket to the client, not through the web process.
 REGISTRY_S3_REDIRECT = env_bool("REGISTRY_S3_REDIRECT", False)
@@ -256,72 +295,6 @@ GC_TIME_WINDOW_HOURS = env_int("GC_TIME_WINDOW_HOURS", 2)
 CELERY_BEAT_SCHEDULE["registry-start-due-garbage-collection"] = {
     "task": "registry.start_due_garbage_collection",
     "schedule": 60.0,
-}
-
-# --- REST framework -----------------------------------------------------------------
-REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
-    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    "TEST_REQUEST_DEFAULT_FORMAT": "json",
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "API",
-    "VERSION": "1.0",
-    "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
-    "COMPONENT_SPLIT_REQUEST": True,
-}
-
-# --- storefront ---------------------------------------------------------------------
-# Lifetime of an OAuth authorization code (Tiendanube: 5 minutes).
-STOREFRONT_OAUTH_CODE_SECONDS = env_int("STOREFRONT_OAUTH_CODE_SECONDS", 300)
-# Leaky bucket per store and app: size and leak per second (Tiendanube: 40 and 2).
-STOREFRONT_RATE_LIMIT_SIZE = env_int("STOREFRONT_RATE_LIMIT_SIZE", 40)
-STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
-# Tiendanube takes product images up to 10 MB as base64 inside JSON bodies (~13.4 MB).
-DATA_UPLOAD_MAX_MEMORY_SIZE = 15 * 1024 * 1024
-
-# --- storefront: webhooks, suspension and store pages ---------------------
-# http:// webhook URLs (development and tests only).
-STOREFRONT_WEBHOOK_ALLOW_INSECURE = env_bool("STOREFRONT_WEBHOOK_ALLOW_INSECURE")
-# Webhook URLs on loopback and private networks, at registration and delivery (development
-# and tests only; as Gitea's [migrations] ALLOW_LOCALNETWORKS).
-STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS = env_bool("STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS")
-# Seconds between attempts replacing Tiendanube's schedule, e.g. "1,2,3" (4 attempts).
-STOREFRONT_WEBHOOK_RETRY_SCHEDULE = [
-    float(seconds) for seconds in env_list("STOREFRONT_WEBHOOK_RETRY_SCHEDULE")
-]
-# How long one POST may take (Tiendanube: 3 s).
-STOREFRONT_WEBHOOK_TIMEOUT = env_int("STOREFRONT_WEBHOOK_TIMEOUT", 3)
-# Pending deliveries whose task was queued this long ago and never ran are queued again.
-STOREFRONT_WEBHOOK_REQUEUE_AFTER = env_int("STOREFRONT_WEBHOOK_REQUEUE_AFTER", 300)
-CELERY_BEAT_SCHEDULE["storefront-requeue-lost-deliveries"] = {
-    "task": "storefront.requeue_lost_deliveries",
-    "schedule": 60.0,
-    "options": {"queue": "webhooks"},
-}
-
-# --- logging ------------------------------------------------------------------------
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.logging.RequestIdFilter"}},
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "filters": ["request_id"],
-            "formatter": "plain",
-        },
-    },
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
 }
 
 # --- codehost -----------------------------------------------------------------------
@@ -377,4 +350,33 @@ CELERY_BEAT_SCHEDULE["codehost-queue-due-mirrors"] = {
 CELERY_BEAT_SCHEDULE["codehost-reap-stuck-migrations"] = {
     "task": "codehost.reap_stuck_work",
     "schedule": env_int("CODEHOST_REAPER_SECONDS", 300),
+}
+
+# --- storefront ---------------------------------------------------------------------
+# Lifetime of an OAuth authorization code (Tiendanube: 5 minutes).
+STOREFRONT_OAUTH_CODE_SECONDS = env_int("STOREFRONT_OAUTH_CODE_SECONDS", 300)
+# Leaky bucket per store and app: size and leak per second (Tiendanube: 40 and 2).
+STOREFRONT_RATE_LIMIT_SIZE = env_int("STOREFRONT_RATE_LIMIT_SIZE", 40)
+STOREFRONT_RATE_LIMIT_LEAK = float(env_str("STOREFRONT_RATE_LIMIT_LEAK", "2"))
+# Tiendanube takes product images up to 10 MB as base64 inside JSON bodies (~13.4 MB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 15 * 1024 * 1024
+
+# --- storefront: webhooks, suspension and store pages ---------------------
+# http:// webhook URLs (development and tests only).
+STOREFRONT_WEBHOOK_ALLOW_INSECURE = env_bool("STOREFRONT_WEBHOOK_ALLOW_INSECURE")
+# Webhook URLs on loopback and private networks, at registration and delivery (development
+# and tests only; as Gitea's [migrations] ALLOW_LOCALNETWORKS).
+STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS = env_bool("STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS")
+# Seconds between attempts replacing Tiendanube's schedule, e.g. "1,2,3" (4 attempts).
+STOREFRONT_WEBHOOK_RETRY_SCHEDULE = [
+    float(seconds) for seconds in env_list("STOREFRONT_WEBHOOK_RETRY_SCHEDULE")
+]
+# How long one POST may take (Tiendanube: 3 s).
+STOREFRONT_WEBHOOK_TIMEOUT = env_int("STOREFRONT_WEBHOOK_TIMEOUT", 3)
+# Pending deliveries whose task was queued this long ago and never ran are queued again.
+STOREFRONT_WEBHOOK_REQUEUE_AFTER = env_int("STOREFRONT_WEBHOOK_REQUEUE_AFTER", 300)
+CELERY_BEAT_SCHEDULE["storefront-requeue-lost-deliveries"] = {
+    "task": "storefront.requeue_lost_deliveries",
+    "schedule": 60.0,
+    "options": {"queue": "webhooks"},
 }
