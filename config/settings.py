@@ -270,6 +270,8 @@ REGISTRY_LDAP_CA_FILE = env_str("REGISTRY_LDAP_CA_FILE")
 REGISTRY_LDAP_START_TLS = env_bool("REGISTRY_LDAP_START_TLS")
 
 # --- registry (OCI distribution API, /v2/ and /service/token) ----------------------
+# Computed in gunicorn's master before it forks the web processes (config/gunicorn.py).
+PROCESS_WARM_UP = ["registry.api.harbor_schema.warm_up"]
 REGISTRY_UPLOADS_DIR = DATA_DIR / "registry-uploads"
 # A blob GET answers 307 to a pre-signed URL of the object (Distribution's `redirect`
 # middleware): bytes go from the bucket to the client, not through the web process.

@@ -122,3 +122,10 @@ def segment_patterns() -> tuple:
         (known, re.compile(re.sub(r"\\{(\w+)\\}", r"(?P<\1>[^/]+)", re.escape(known))))
         for known in sorted(served_templates())
     )
+
+
+def warm_up() -> None:
+    """The tables computed now (settings.PROCESS_WARM_UP: gunicorn's master, before it
+    forks): the web processes share them instead of each spending ~0.6 s of CPU and ~30 MiB
+    on its first Harbor request."""
+    segment_patterns()

@@ -116,3 +116,21 @@ def test_a_lingering_thread_never_keeps_another_client_waiting(server):
         assert time.monotonic() - began < 0.45
         waiting.join()
     assert slow_answer == [b"GET /slow 0"]
+
+
+def test_the_master_builds_the_harbor_tables_before_it_forks(monkeypatch):
+    """Harbor's schema tables (~0.6 s of CPU and ~30 MiB) are built once in gunicorn's
+    master, before the freeze and the fork, so that the web processes share them instead of
+    each building them on its first Harbor request."""
+    import gc
+
+    from config import gunicorn as gunicorn_config
+    from registry.api import harbor_schema
+
+    built = []
+    monkeypatch.setattr(harbor_schema, "segment_patterns", lambda: built.append(gc.isenabled()))
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(len(built)))
+    monkeypatch.setattr(gc, "set_threshold", lambda *thresholds: None)
+    gunicorn_config.when_ready(server=None)
+    assert built and frozen == [1]  # built, then frozen with everything else
