@@ -31,13 +31,15 @@ def seed_blobs() -> None:
     from django.core.files.storage import storages
     from django.db import connection
 
-    from registry.distribution.storage import blob_path
+    from registry.distribution.storage import new_object_name
     from registry.models import Artifact, ArtifactBlob, Blob, Project, RepositoryBlob
 
     root = Path(storages["registry"].location)
+    names: dict[str, str] = {}
 
     def write(digest: str, data: bytes) -> None:
-        path = root / blob_path(digest)
+        names[digest] = new_object_name(digest)
+        path = root / names[digest]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
 
@@ -46,7 +48,9 @@ def seed_blobs() -> None:
         data = hashlib.sha256(name.encode()).digest() * (BASE_LAYER // 32)
         bases[project_id] = (_digest(data), len(data))
         write(bases[project_id][0], data)
-    Blob.objects.bulk_create(Blob(digest=d, size=s) for d, s in bases.values())
+    Blob.objects.bulk_create(
+        Blob(digest=d, size=s, object_name=names[d]) for d, s in bases.values()
+    )
     blob_ids = dict(Blob.objects.values_list("digest", "pk"))
     rows = Artifact.objects.order_by("pk").values_list(
         "pk", "digest", "project_id", "repository__name"
@@ -55,7 +59,12 @@ def seed_blobs() -> None:
 
     def flush() -> None:
         new = Blob.objects.bulk_create(
-            [Blob(digest=d, size=s) for item in pending for d, s in item[3]], batch_size=BATCH
+            [
+                Blob(digest=d, size=s, object_name=names.pop(d))
+                for item in pending
+                for d, s in item[3]
+            ],
+            batch_size=BATCH,
         )
         blob_ids.update((blob.digest, blob.pk) for blob in new)
         links, repository_links = [], []

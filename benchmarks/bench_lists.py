@@ -147,6 +147,18 @@ def group_cpu_seconds(group: int) -> float:
     return total / ticks
 
 
+def settle(group: int, limit: float = 180.0) -> None:
+    """Wait until the group spends under a tenth of a core over 2 s: the worker's and beat's
+    start-up and the seeding's after-work otherwise land on the first lists measured."""
+    began = time.monotonic()
+    while time.monotonic() < began + limit:
+        before = group_cpu_seconds(group)
+        time.sleep(2)
+        if group_cpu_seconds(group) - before < 0.2:
+            break
+    print(f"  settled in {time.monotonic() - began:.0f} s", flush=True)
+
+
 class PeakPss:
     """Samples the group's PSS every half second while the load runs; keeps the peak."""
 
@@ -427,7 +439,7 @@ def measure(backend: str, env: dict) -> tuple[list[dict], dict]:
         seeded = seed(base, store, tokens)
         seconds = time.perf_counter() - began
         print(f"{backend}: seeded through the APIs in {seconds:.0f} s", flush=True)
-        time.sleep(10)  # the worker's and beat's start-up work settles
+        settle(group)
         idle, processes = group_pss_mib(group)
         with PeakPss(group) as peak:
             for service, path, kind in endpoints(store, seeded["product"]):

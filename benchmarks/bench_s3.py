@@ -19,16 +19,9 @@ from pathlib import Path
 
 import requests
 
-from benchmarks.bench_oci import (
-    ADMIN,
-    PeakRss,
-    big_upload_memory,
-    blob_source,
-    pull_blob,
-    push_blob,
-    server_pids,
-)
+from benchmarks.bench_oci import ADMIN, NAME, blob_source, pull_blob, push_blob, server_pids
 from benchmarks.harness import backing_services, manage, print_table, run_django, web_server
+from benchmarks.oci_memory import PeakRss, big_upload_memory
 from tests.services.s3 import S3Server, new_bucket, s3_client, s3_settings_env
 from tests.services.servers import Services
 
@@ -93,6 +86,10 @@ def run() -> None:
         source = Path(scratch) / "blob"
         digest = blob_source(source, BLOB_MIB)
         size = source.stat().st_size
+        # The servers share the database, where a blob's row names its object in one
+        # storage: the filesystem server pushes bytes of its own.
+        fs_source = Path(scratch) / "fs-blob"
+        fs_digest = blob_source(fs_source, BLOB_MIB)
         nodes = {}
         for node in ("s3", "redirect"):
             nodes[node] = Path(scratch) / node
@@ -110,33 +107,33 @@ def run() -> None:
             web_server({**redirecting, **server_env}, workers=2) as redirect,
         ):
             targets = {
-                "filesystem (DATA_DIR)": (filesystem, session()),
-                "S3 (moto on loopback)": (s3, session()),
-                "S3, pull by pre-signed redirect": (redirect, session()),
+                "filesystem (DATA_DIR)": (filesystem, session(), fs_source, fs_digest),
+                "S3 (moto on loopback)": (s3, session(), source, digest),
+                "S3, pull by pre-signed redirect": (redirect, session(), source, digest),
             }
             direct = "boto3 straight to moto (the ceiling)"
             client = s3_client(s3_env)
             bucket = new_bucket(s3_env)
             pushes = {label: [] for label in [*targets, direct]}
             pulls = {label: [] for label in [*targets, direct]}
-            for base, opened in targets.values():
+            for base, opened, pushed, pushed_digest in targets.values():
                 # Untimed: the first transfer opens connections and fills caches.
-                push_blob(opened, base, source, digest)
-                pull_blob(opened, base, digest, size)
+                push_blob(opened, base, pushed, pushed_digest)
+                pull_blob(opened, base, pushed_digest, size)
             sampling = contextlib.ExitStack()
             samplers = {
                 label: sampling.enter_context(PeakRss(server_pids(base, workers=2)))
-                for label, (base, _) in targets.items()
+                for label, (base, *_) in targets.items()
             }
             for _ in range(ROUNDS):
-                for label, (base, opened) in targets.items():
-                    pushes[label].append(push_blob(opened, base, source, digest))
+                for label, (base, opened, pushed, pushed_digest) in targets.items():
+                    pushes[label].append(push_blob(opened, base, pushed, pushed_digest))
                 pushes[direct].append(direct_push(client, bucket, source))
-                for label, (base, opened) in targets.items():
-                    pulls[label].append(pull_blob(opened, base, digest, size))
+                for label, (base, opened, _, pushed_digest) in targets.items():
+                    pulls[label].append(pull_blob(opened, base, pushed_digest, size))
                 pulls[direct].append(direct_pull(client, bucket))
             sampling.close()
-            memory = big_upload_memory(s3)
+            memory = big_upload_memory(s3, server_pids(s3, workers=2), ADMIN, NAME)
         rows = [
             {
                 "storage": label,

@@ -2,9 +2,17 @@ from django.urls import re_path
 
 from codehost.git_http import smart_http
 
+# Gitea's git routes: the smart protocol and the dumb one's files, nothing else of the
+# repository's directory (a path with `..` never reaches git).
+GIT_ROUTES = (
+    r"info/refs|git-upload-pack|git-receive-pack|HEAD|objects/info/[A-Za-z0-9_-]+"
+    r"|objects/[0-9a-f]{2}/[0-9a-f]{38,62}|objects/pack/pack-[0-9a-f]{40,64}\.(?:pack|idx)"
+)
+
 urlpatterns = [
     re_path(
-        r"^(?P<owner>[^/]+)/(?P<repo>[^/]+?)\.git/(?P<rest>info/refs|git-upload-pack|git-receive-pack|HEAD|objects/.+)$",
+        # No owner or repository name holds a NUL (PostgreSQL cannot even compare one).
+        rf"^(?P<owner>[^/\x00]+)/(?P<repo>[^/\x00]+?)\.git/(?P<rest>{GIT_ROUTES})$",
         smart_http,
     ),
 ]

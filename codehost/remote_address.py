@@ -24,6 +24,8 @@ LOCAL_FILESYSTEM = "<LOCAL_FILESYSTEM>"
 MASKED_CREDENTIAL = "sanitized-credential"
 # scheme://user[:password]@ in free text (error messages, git output, log lines).
 CREDENTIALS_IN_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^\s/@'\"]+@")
+# user:password@ opening an address with no scheme (scp-like `user:pw@host:path`).
+LEADING_CREDENTIALS = re.compile(r"^[^/@]*:[^/@]*@")
 
 # Hosts whose service is known without the `service` field (Gitea's web form presets).
 KNOWN_HOSTS = {
@@ -46,9 +48,8 @@ class InvalidCloneAddress(Invalid):
 
     @classmethod
     def url_error(cls, host: str) -> "InvalidCloneAddress":
-        return cls(
-            f"migration/cloning from '{scrub(host)}' is not allowed: the provided url is invalid"
-        )
+        named = scrub(LEADING_CREDENTIALS.sub(f"{MASKED_CREDENTIAL}@", host))
+        return cls(f"migration/cloning from '{named}' is not allowed: the provided url is invalid")
 
     @classmethod
     def bad_protocol(cls, host: str) -> "InvalidCloneAddress":
@@ -106,7 +107,8 @@ def parse_clone_address(raw: str, *, may_import_local: bool) -> CloneSource:
     if scheme in ("", "file"):
         return _local_source(parts, may_import_local)
     if scheme not in NETWORK_SCHEMES or not parts.netloc:
-        raise InvalidCloneAddress.bad_protocol(parts.netloc or address)
+        # Named by its host as Go's url.URL.Host: never the user:password before it.
+        raise InvalidCloneAddress.bad_protocol(parts.netloc.rpartition("@")[2])
     host = parts.hostname or ""
     if not host or "\r" in address or "\n" in address or "%0d" in address.lower():
         raise InvalidCloneAddress.url_error(address)

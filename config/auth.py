@@ -12,7 +12,6 @@ Failed checks are throttled (config.signin_throttle), before the cache is even r
 """
 
 import base64
-import binascii
 import hashlib
 import hmac
 
@@ -39,7 +38,9 @@ def parse_basic(header: str) -> tuple[str, str] | None:
         return None
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:
+        # Not base64 (binascii.Error), not UTF-8, or not even ASCII (a header value arrives
+        # as latin-1 and b64decode takes ASCII only): all are ValueErrors.
         return None
     username, sep, password = decoded.partition(":")
     if not sep:

@@ -32,7 +32,9 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
 
 def data_dir(base_dir: Path) -> Path:
     path = Path(os.environ.get("DATA_DIR") or base_dir / "var").resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    # The owner's alone: it holds the database (password hashes, app client secrets),
+    # the generated secret key, blobs and repositories, all created with the usual umask.
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
 

@@ -68,3 +68,25 @@ class QueryFilters:
                 if value is not None:
                     queryset = param.apply(queryset, value)
         return queryset
+
+    def parse_all(self, query_params, error: type[Exception]) -> tuple[dict, list]:
+        """As `parse`, but every parameter is read: the `error`s bad ones raise come back,
+        in declaration order, beside the other values (None for the bad ones), for a
+        service that reports every bad parameter at once."""
+        values, errors = {}, []
+        for name, param in self.params.items():
+            try:
+                values[param.to or name] = self.get(query_params, name)
+            except error as bad:
+                values[param.to or name] = None
+                errors.append(bad)
+        return values, errors
+
+    def apply(self, queryset, values: dict):
+        """`queryset` through the `apply` of every parameter whose value in `values` (as
+        `parse` gives them) is not None, in declaration order."""
+        for name, param in self.params.items():
+            value = values.get(param.to or name)
+            if param.apply is not None and value is not None:
+                queryset = param.apply(queryset, value)
+        return queryset

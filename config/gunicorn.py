@@ -11,7 +11,7 @@ bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 # One process per core: 8 threads each cover the waits on the database and the network,
 # and a third process on 2 cores added ~100 MiB under load and no requests per second.
 workers = int(os.environ.get("WEB_CONCURRENCY", max(multiprocessing.cpu_count(), 2)))
-worker_class = "gthread"
+worker_class = "config.gunicorn_worker.LingeringThreadWorker"
 threads = int(os.environ.get("WEB_THREADS", "8"))
 timeout = int(os.environ.get("WEB_TIMEOUT", "600"))
 graceful_timeout = 10
@@ -50,6 +50,27 @@ class RedactingLogger(glogging.Logger):
     parameters (?token=, ?access_token=, ...) in the request line, query and referer, and
     credential headers, are replaced by [REDACTED] (config.logging names them)."""
 
+    def access(self, resp, req, environ, request_time):
+        """The line of `access_log_format` above without gunicorn's every-atom dictionary
+        (each request and response header, the environ, a timestamp), which cost ~0.1 ms
+        of CPU per request; another format takes gunicorn's path."""
+        if self.cfg.access_log_format != access_log_format or not self.access_log_enabled:
+            super().access(resp, req, environ, request_time)
+            return
+        status = resp.status
+        if isinstance(status, str):
+            status = status.split(None, 1)[0]
+        sent = getattr(resp, "sent", None)
+        request_id = next((v for k, v in resp.headers if k.lower() == "x-request-id"), "-")
+        millis = request_time.seconds * 1000 + request_time.microseconds // 1000
+        target = redact_url(environ.get("RAW_URI", ""))
+        line = (
+            f'{environ.get("REMOTE_ADDR", "-")} "{environ["REQUEST_METHOD"]} {_quoted(target)}'
+            f' {environ["SERVER_PROTOCOL"]}" {status} {"-" if sent is None else sent}'
+            f" {millis}ms rid={_quoted(request_id)}"
+        )
+        self.access_log.info("%s", line)
+
     def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
         target = redact_url(environ.get("RAW_URI", ""))
@@ -63,3 +84,8 @@ class RedactingLogger(glogging.Logger):
 
 
 logger_class = RedactingLogger
+
+
+def _quoted(value: str) -> str:
+    """As gunicorn escapes an atom: a double quote cannot end the request line early."""
+    return value.replace('"', '\\"')

@@ -1,15 +1,7 @@
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-
-def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(item) for item in value)
-    return False
+from config import json_shape
 
 
 class NulInJSON(ParseError):
@@ -18,10 +10,17 @@ class NulInJSON(ParseError):
 
 class StrictJSONParser(JSONParser):
     """JSON whose strings hold no NUL character: PostgreSQL text cannot store one, so such a
-    body is refused as malformed instead of failing in the database."""
+    body is refused as malformed instead of failing in the database. JSON nested deeper
+    than json_shape.MAX_DEPTH is malformed too (deeper fails in the decoder itself)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
-        data = super().parse(stream, media_type, parser_context)
-        if _has_nul(data):
-            raise NulInJSON("JSON parse error - strings must not contain NUL characters")
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError as exc:
+            raise ParseError(f"JSON parse error - {json_shape.TOO_DEEP}") from exc
+        found = json_shape.problem(data)
+        if found == json_shape.HOLDS_NUL:
+            raise NulInJSON(f"JSON parse error - {found}")
+        if found:
+            raise ParseError(f"JSON parse error - {found}")
         return data

@@ -31,5 +31,8 @@ class PlainJSONRenderer(JSONRenderer):
             body = orjson.dumps(data)
         except TypeError:  # a huge integer, a key that is not a string
             return super().render(data, accepted_media_type, renderer_context)
-        # As DRF: U+2028 and U+2029 escaped, so the body is also valid JavaScript.
+        # As DRF: U+2028 and U+2029 escaped, so the body is also valid JavaScript. Their
+        # lead byte is looked for first: one memchr, where two replaces scan 400 kB twice.
+        if b"\xe2" not in body:
+            return body
         return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")

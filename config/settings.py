@@ -36,6 +36,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdMiddleware",
+    "config.middleware.LeanRoutesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -48,6 +49,18 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# Paths whose requests skip the rest of MIDDLEWARE (config.middleware.LeanRoutesMiddleware):
+# the OCI distribution API keeps the host check, Content-Length and the security headers.
+LEAN_ROUTES = {
+    "/v2/": {
+        "URLCONF": "config.distribution_urls",
+        "MIDDLEWARE": [
+            "django.middleware.security.SecurityMiddleware",
+            "django.middleware.common.CommonMiddleware",
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        ],
+    },
+}
 WSGI_APPLICATION = "config.wsgi.application"
 # harborapi posts to paths without their trailing slash; a redirect would lose the body.
 APPEND_SLASH = False
@@ -227,6 +240,9 @@ REGISTRY_S3_REDIRECT_SECONDS = env_int("REGISTRY_S3_REDIRECT_SECONDS", 1200)
 REGISTRY_S3_UPLOAD_LEASE_SECONDS = env_int("REGISTRY_S3_UPLOAD_LEASE_SECONDS", 30)
 # Upload sessions untouched for this long are removed with their staged bytes.
 REGISTRY_UPLOAD_EXPIRY_HOURS = env_int("REGISTRY_UPLOAD_EXPIRY_HOURS", 24)
+# Garbage collection deletes blob objects no blob row names once they are this old (a
+# completing upload records the object it wrote well within it).
+REGISTRY_ORPHAN_GRACE_MINUTES = env_int("REGISTRY_ORPHAN_GRACE_MINUTES", 60)
 REGISTRY_TOKEN_SERVICE = env_str("REGISTRY_TOKEN_SERVICE", "harbor-registry")
 REGISTRY_TOKEN_EXPIRATION_MINUTES = env_int("REGISTRY_TOKEN_EXPIRATION_MINUTES", 30)
 # Pull records (pull_time, pull_count, audit) are written in batches this long after a pull.

@@ -4,17 +4,21 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.functions import Coalesce, StrIndex
+from django.db.models.lookups import GreaterThan
 
 from registry import access, configuration
-from registry.errors import NotFound
+from registry.errors import BadRequest, NotFound
+from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
 from registry.models import (
     Artifact,
     ArtifactReference,
+    Label,
     Project,
     ProjectMember,
+    ProjectMetadata,
     Repository,
     Role,
     Tag,
@@ -22,6 +26,13 @@ from registry.models import (
 )
 
 User = get_user_model()
+
+
+def contains_exactly(path: str, text: str) -> GreaterThan:
+    """A filter: `path` contains `text`, case-sensitively on both databases (SQLite's LIKE,
+    and so Django's `__contains` there, ignores ASCII case; its instr() does not)."""
+    return GreaterThan(StrIndex(path, Value(text)), 0)
+
 
 # --- projects -------------------------------------------------------------------------------
 
@@ -47,6 +58,16 @@ def project_list(user, name: str = "", public: bool | None = None, owner: str = 
     if owner:
         queryset = queryset.filter(owner__username=owner)
     return queryset
+
+
+def project_members(project: Project):
+    """A project's members as Harbor lists them: users first (by username), then groups."""
+    return (
+        ProjectMember.objects.filter(project=project)
+        .select_related("user", "group")
+        # SQLite sorts NULLs first: nulls_last keeps the users first on both databases.
+        .order_by(F("user__username").asc(nulls_last=True), "group__group_name", "pk")
+    )
 
 
 ROLE_COUNT_FIELDS = {
@@ -77,6 +98,41 @@ def project_summary(user, project: Project) -> dict:
             "used": {"storage": project.storage_used},
         }
     return summary
+
+
+def require_project_named(name: str) -> None:
+    """Harbor's existence check of a project name, whoever may see the project: a name
+    holding a space is refused before any lookup."""
+    if " " in name:
+        raise BadRequest(f"invalid project name: '{name}'")
+    if not Project.objects.filter(name=name).exists():
+        raise NotFound(f"project {name} not found")
+
+
+# --- search ---------------------------------------------------------------------------------
+
+
+def search_projects(user, term: str):
+    """The visible projects whose name holds `term` (case-sensitively, as Harbor's)."""
+    return project_list(user).filter(contains_exactly("name", term)).order_by("name", "pk")
+
+
+def search_repositories(user, term: str):
+    """The repositories of visible projects whose name holds `term` (any case), with their
+    artifact count; `visible_project_names` gives their projects' names and public flags
+    (joining the projects here made SQLite's plan several times slower)."""
+    visible = access.visible_projects(user).values("pk")
+    return (
+        Repository.objects.filter(name__icontains=term, project__in=visible)
+        .annotate(artifact_count=artifact_count())
+        .order_by("name", "pk")
+    )
+
+
+def visible_project_names(user) -> dict[int, tuple[str, bool]]:
+    """{project id: (name, public)} of the projects the caller may see."""
+    rows = access.visible_projects(user).order_by().values_list("pk", "name", "is_public")
+    return {pk: (name, bool(public)) for pk, name, public in rows}
 
 
 # --- statistics -----------------------------------------------------------------------------
@@ -136,6 +192,82 @@ def artifact_count() -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+
+
+def repository_artifacts(project: Project, full_name: str, every: bool = False):
+    """The artifacts of a project's repository (none when it does not exist, as Harbor
+    lists it: 200 []); Harbor's default set unless `every`."""
+    repository_id = (
+        Repository.objects.filter(project=project, name=full_name)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    artifacts = Artifact.objects.filter(repository_id=repository_id)
+    return artifacts if every else artifacts.filter(default_base())
+
+
+def visible_repositories(user):
+    """Every repository for a system admin, those of the visible projects otherwise."""
+    if access.is_sysadmin(user):
+        return Repository.objects.all()
+    return Repository.objects.filter(project__in=access.visible_projects(user).values("pk"))
+
+
+def with_artifact_count(repositories):
+    return repositories.annotate(artifact_count=artifact_count())
+
+
+# --- project metadata -----------------------------------------------------------------------
+
+# Keys hidden on projects that are not proxy caches.
+PROXY_ONLY = ("proxy_cache_filter_pattern", "proxy_cache_filter_kind")
+
+
+def project_metadata(project: Project, name: str | None = None) -> dict[str, str]:
+    """A project's metadata (one entry when `name` is given), by name."""
+    entries = ProjectMetadata.objects.filter(project=project).order_by("name")
+    if name is not None:
+        entries = entries.filter(name=name)
+    elif not project.registry_id:
+        entries = entries.exclude(name__in=PROXY_ONLY)
+    return dict(entries.values_list("name", "value"))
+
+
+# --- garbage collection ---------------------------------------------------------------------
+
+
+def gc_executions():
+    return GCExecution.objects.all()
+
+
+def get_gc_execution(gc_id: int) -> GCExecution:
+    execution = GCExecution.objects.filter(pk=gc_id).first()
+    if execution is None:
+        raise NotFound(f"garbage collection {gc_id} not found")
+    return execution
+
+
+def gc_schedule() -> GCSchedule | None:
+    return GCSchedule.objects.first()
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+
+def label_list(scope: str, project_id: int = 0):
+    """The global labels, or one project's (scope "p"); any other scope is refused."""
+    if scope == Label.Scope.GLOBAL:
+        return Label.objects.filter(scope=scope)
+    if scope == Label.Scope.PROJECT:
+        return Label.objects.filter(scope=scope, project_id=project_id)
+    raise BadRequest(f"invalid scope: {scope}")
+
+
+def get_label(label_id: int) -> Label:
+    label = Label.objects.filter(pk=label_id).first()
+    if label is None:
+        raise NotFound(f"label {label_id} not found")
+    return label
 
 
 # --- users and groups -----------------------------------------------------------------------

@@ -18,7 +18,8 @@ def installed_apps(request):
     if request.method == "POST":
         chosen = request.POST.get("installation", "")
         # Ids are bigints: a longer number names nothing (and must not reach SQL).
-        valid = chosen.isdigit() and len(chosen) <= 18
+        # ASCII digits only: "²" passes str.isdigit but int() refuses it.
+        valid = chosen.isascii() and chosen.isdigit() and len(chosen) <= 18
         found = (
             mine.select_related("app", "store").filter(pk=int(chosen)).first() if valid else None
         )

@@ -180,7 +180,11 @@ def _find(model, request, store_id: int, key: str):
     with the page's Shop. By id, the store comes in the same query."""
     if store_id > INT64_MAX:
         raise Http404("No such store")
-    if key.isdigit() and int(key) <= INT64_MAX:
+    if "\x00" in key:
+        # No handle holds a NUL (PostgreSQL cannot even compare one).
+        raise Http404("No such page in this store")
+    # ASCII digits only: "²" passes str.isdigit but int() refuses it.
+    if key.isascii() and key.isdigit() and int(key) <= INT64_MAX:
         item = get_object_or_404(model.objects.select_related("store"), store=store_id, pk=key)
         return Shop(request, item.store), item
     shop = Shop(request, get_object_or_404(Store, pk=store_id))

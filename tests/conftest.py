@@ -161,16 +161,30 @@ class BlobStorage:
         self.kind = kind
         self.env = env
 
-    def blob_stored(self, digest: str) -> bool:
-        """Whether the blob's bytes are at their content address `blobs/<alg>/<ab>/<hex>`."""
+    def blob_objects(self, digest: str) -> list[str]:
+        """The objects holding the digest's bytes, whatever their generation: names
+        `blobs/<alg>/<ab>/<hex>` (from before generations) or `blobs/<alg>/<ab>/<hex>-<g>`."""
         algorithm, hexpart = digest.split(":")
-        name = f"registry/blobs/{algorithm}/{hexpart[:2]}/{hexpart}"
+        folder = f"blobs/{algorithm}/{hexpart[:2]}"
         if self.kind == "filesystem":
-            return (Path(settings.DATA_DIR) / name).exists()
-        from tests.services.s3 import s3_client
+            place = Path(settings.STORAGES["registry"]["OPTIONS"]["location"]) / folder
+            names = [path.name for path in place.glob(f"{hexpart}*")]
+        else:
+            from tests.services.s3 import s3_client
 
-        listed = s3_client().list_objects_v2(Bucket=self.env["S3_BUCKET"], Prefix=name)
-        return any(item["Key"] == name for item in listed.get("Contents", []))
+            listed = s3_client().list_objects_v2(
+                Bucket=self.env["S3_BUCKET"], Prefix=f"registry/{folder}/{hexpart}"
+            )
+            names = [item["Key"].rsplit("/", 1)[1] for item in listed.get("Contents", [])]
+        return sorted(
+            f"{folder}/{name}"
+            for name in names
+            if name == hexpart or name.startswith(hexpart + "-")
+        )
+
+    def blob_stored(self, digest: str) -> bool:
+        """Whether an object holds the blob's bytes."""
+        return bool(self.blob_objects(digest))
 
     def stage_stray_bytes(self, upload_id, data: bytes) -> None:
         """What a request that died after staging bytes, before recording them, leaves:

@@ -13,6 +13,7 @@ from codehost.models import AccessToken, Owner, Visibility
 from codehost.signals import ensure_user_owner
 from config import account_deletion
 from config.auth import hash_token
+from config.limits import INT64_MAX
 
 
 def create_user(
@@ -127,7 +128,12 @@ def token_account(actor, target: Owner, username: str):
 def delete_token(user, token: str) -> None:
     """`token` is the token's id when it is all digits, its name otherwise."""
     tokens = AccessToken.objects.filter(user=user)
-    tokens = tokens.filter(pk=int(token)) if token.isdigit() else tokens.filter(name=token)
+    # As Gitea's ParseInt: an int64 in ASCII digits is an id, anything else a name ("²"
+    # passes str.isdigit but is no number). No name holds a NUL (nor can PostgreSQL).
+    if token.isascii() and token.isdigit() and int(token) <= INT64_MAX:
+        tokens = tokens.filter(pk=int(token))
+    else:
+        tokens = tokens.filter(name=token) if "\x00" not in token else tokens.none()
     deleted, _ = tokens.delete()
     if not deleted:
         raise NotFound()

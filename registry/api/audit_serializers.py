@@ -2,13 +2,23 @@
 
 from rest_framework import serializers
 
-from registry.api.serializers.fields import HarborSerializer, HarborTimeField, _out
+from config.records import Field
+from registry.api.serializers.fields import HarborTimeField, _out, harbor_record, harbor_times
+
+AUDIT_LOG = harbor_record(
+    "AuditLog",
+    {
+        "id": Field(_out(serializers.IntegerField)),
+        "username": Field(_out(serializers.CharField)),
+        "resource": Field(_out(serializers.CharField)),
+        "resource_type": Field(_out(serializers.CharField)),
+        "operation": Field(_out(serializers.CharField)),
+        # Formatted by the database (audit_rows annotates it).
+        "op_time": Field(HarborTimeField(), "op_time_text"),
+    },
+)
 
 
-class AuditLogSerializer(HarborSerializer):
-    id = _out(serializers.IntegerField)
-    username = _out(serializers.CharField)
-    resource = _out(serializers.CharField)
-    resource_type = _out(serializers.CharField)
-    operation = _out(serializers.CharField)
-    op_time = HarborTimeField()
+def audit_rows(queryset):
+    """Audit entries annotated with what AUDIT_LOG reads."""
+    return queryset.annotate(**harbor_times("op_time"))

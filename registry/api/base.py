@@ -5,8 +5,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.plain_json import PlainJSONRenderer, mark_plain
 from config.views import ServiceViewMixin, UnknownPathView
-from registry.api import validation
+from registry.api import harbor_schema, validation
 from registry.api.authentication import HarborBasicAuthentication, HarborSessionAuthentication
 from registry.api.exceptions import harbor_exception_handler
 from registry.api.pagination import HarborPagination
@@ -25,6 +26,8 @@ class HarborViewMixin(ServiceViewMixin):
     authentication_classes = [HarborBasicAuthentication, HarborSessionAuthentication]
     permission_classes = [AllowAny]
     pagination_class = HarborPagination
+    # Lists of plain records are encoded by orjson (`paginated`); the rest as DRF does.
+    renderer_classes = [PlainJSONRenderer]
     exception_handler = staticmethod(harbor_exception_handler)
     schema = HarborAutoSchema()
 
@@ -44,11 +47,13 @@ class HarborViewMixin(ServiceViewMixin):
         if method not in self.http_method_names or not hasattr(self, method):
             return  # 405 comes first for a method this route does not serve
         route = request.resolver_match.route if request.resolver_match else ""
-        op, values = validation.operation(route, request.method), kwargs
-        if "{repository_name}" in validation.template(route):
+        op, values = harbor_schema.operation(route, request.method), kwargs
+        if "{repository_name}" in harbor_schema.template(route):
             # Our repository routes take a name with raw "/" greedily; Harbor's router
             # splits there, so `.../artifacts/x/labels/abc` is removeLabel's bad label_id.
-            segmented = validation.path_operation(request.path.removeprefix(PREFIX), request.method)
+            segmented = harbor_schema.path_operation(
+                request.path.removeprefix(PREFIX), request.method
+            )
             op, values = segmented or (op, values)
         validation.validate(op, request, values)
 
@@ -93,13 +98,20 @@ class HarborViewMixin(ServiceViewMixin):
         ).data
         return self.paginated(data)
 
+    def records_page(self, queryset, record) -> Response:
+        """The requested page of `queryset`, read as `record`'s columns and rendered by it."""
+        rows = self.page(queryset.values(*record.columns))
+        return self.paginated([record.render(row) for row in rows], plain=True)
+
     def page(self, queryset) -> list:
         """The requested page of `queryset` (its count is taken for X-Total-Count)."""
         return self.paginator.paginate_queryset(queryset, self.request, view=self)
 
-    def paginated(self, records: list) -> Response:
-        """The page's records with Harbor's paging headers."""
-        return self.paginator.get_paginated_response(records)
+    def paginated(self, records: list, plain: bool = False) -> Response:
+        """The page's records with Harbor's paging headers; `plain`: records holding only
+        str, int, bool, None, dict and list (no float), which orjson encodes."""
+        response = self.paginator.get_paginated_response(records)
+        return mark_plain(response) if plain else response
 
     def serializer_context(self, extra: dict | None = None) -> dict:
         return {"request": self.request, **(extra or {})}
@@ -130,7 +142,7 @@ class HarborUnknownPathView(HarborViewMixin, UnknownPathView):
     def initial(self, request, *args, **kwargs):
         # A served operation's path whose id segment our routes refuse (not digits, or
         # past int64) is Harbor's 422 for that parameter, not an unknown path.
-        matched = validation.path_operation(request.path.removeprefix(PREFIX), request.method)
+        matched = harbor_schema.path_operation(request.path.removeprefix(PREFIX), request.method)
         if matched:
             APIView.initial(self, request, *args, **kwargs)
             validation.validate(matched[0], request, matched[1])

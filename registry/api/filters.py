@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import unquote
 
-from django.db.models import Q, QuerySet, Value
-from django.db.models.functions import StrIndex
-from django.db.models.lookups import GreaterThan
+from django.db.models import Q, QuerySet
 
 from config.filters import Param, QueryFilters
 from config.limits import INT64_MAX, INT64_MIN
@@ -58,12 +56,6 @@ class AnyOf:
 @dataclass(frozen=True)
 class AllOf:
     values: tuple
-
-
-def contains_exactly(path: str, text: str) -> GreaterThan:
-    """A filter: `path` contains `text`, case-sensitively on both databases (SQLite's LIKE,
-    and so Django's `__contains` there, ignores ASCII case; its instr() does not)."""
-    return GreaterThan(StrIndex(path, Value(text)), 0)
 
 
 def _typed(raw: str):

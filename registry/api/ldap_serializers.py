@@ -5,7 +5,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from rest_framework import serializers
 
 from registry.api.serializers.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from registry.api.serializers.projects import UserGroupSerializer
+from registry.api.serializers.projects import USER_GROUP
 
 
 class UidField(StrictCharField):
@@ -72,5 +72,9 @@ class LdapFailedImportUserSerializer(serializers.Serializer):
 def group_search_data(groups) -> list:
     """Harbor's group search answer: UserGroup records holding only the name and the DN,
     no id or group_type ."""
-    records = [{"group_name": group.name, "ldap_group_dn": group.dn} for group in groups]
-    return UserGroupSerializer(records, many=True).data
+    return [
+        USER_GROUP.render(
+            {"id": 0, "group_name": group.name, "group_type": 0, "ldap_group_dn": group.dn}
+        )
+        for group in groups
+    ]

@@ -55,6 +55,8 @@ class HarborPagination(HeaderPagination):
     def _link(self, page: int) -> str:
         params = self.page_query(page, page_size=self.page_size)
         query = unquote(urlencode(sorted(params.items()), doseq=True))
+        # Unescaped, a CR or LF of the caller's would break the header: Go writes a space.
+        query = query.replace("\r", " ").replace("\n", " ")
         return f"<{self.request.path}?{query}>"
 
     def get_links(self) -> str:

@@ -1,12 +1,11 @@
 """Request validation from Harbor's published schema, as go-swagger does it before any
 Harbor handler runs.
 
-The schema is `harbor-v2.0-swagger.yaml` beside this module: goharbor/harbor's
-`api/v2.0/swagger.yaml` at v2.16.0 (commit c50c7ddd6e), copied verbatim (Apache-2.0).
-A request is matched to its Harbor operation by the route it resolved to (our routes use
-Harbor's path templates and parameter names), so every operation we serve is checked
-against the constraints Harbor declares for it: parameter types (int64 range included),
-`required`, `maximum`/`minimum`, `maxLength`/`minLength`, `enum`, `pattern`,
+The schema is Harbor's own (`registry/api/harbor_schema.py` loads it). A request is
+matched to its Harbor operation by the route it resolved to (our routes use Harbor's path
+templates and parameter names), so every operation we serve is checked against the
+constraints Harbor declares for it: parameter types (int64 range included), `required`,
+`maximum`/`minimum`, `maxLength`/`minLength`, `enum`, `pattern`,
 and the body's JSON types and property constraints.
 
 A failure is 422 `UNPROCESSABLE_ENTITY` with go-openapi's text: "validation failure list:"
@@ -17,19 +16,15 @@ e-mail...) stay with our services, which answer 400 as those handlers do.
 """
 
 import re
-from functools import cache
-from pathlib import Path
 
-import yaml
 from rest_framework.exceptions import ParseError
 
 from config.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from config.parsers import NulInJSON
+from registry.api.harbor_schema import model_name, resolve
 from registry.errors import UnprocessableEntity
 
-SCHEMA_FILE = Path(__file__).with_name("harbor-v2.0-swagger.yaml")
 LIST_HEADER = "validation failure list"
-API_PREFIX = "api/v2.0/"
 
 # swag.ConvertBool, which go-swagger uses for boolean parameters.
 CONVERT_BOOL_TRUE = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "enabled")
@@ -58,100 +53,6 @@ class Failures(list):
         for item in self:
             lines.append(item.render() if isinstance(item, Failures) else item)
         return "\n".join(lines)
-
-
-# --- the schema -------------------------------------------------------------------------------
-
-
-@cache
-def harbor_schema() -> dict:
-    with SCHEMA_FILE.open("rb") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def resolve(node: dict) -> dict:
-    while "$ref" in node:
-        target = harbor_schema()
-        for part in node["$ref"].lstrip("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
-def model_name(node: dict) -> str | None:
-    ref = node.get("$ref", "")
-    return ref.rsplit("/", 1)[-1] if ref.startswith("#/definitions/") else None
-
-
-@cache
-def template(route: str) -> str:
-    """Harbor's path template for one of our routes, with or without the API prefix:
-    `api/v2.0/users/<id:user_id>` and `^projects/(?P<project_name_or_id>[^/]+)/metadatas/?$`
-    become `users/{user_id}` and `projects/{project_name_or_id}/metadatas`."""
-    route = re.sub(r"\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)", r"{\1}", route)
-    route = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
-    route = route.replace("^", "").replace("$", "").removeprefix(API_PREFIX)
-    return route.removesuffix("/?").strip("/")
-
-
-@cache
-def operations() -> dict[str, dict]:
-    """Harbor's operations keyed by path template (no slashes at the ends), then method."""
-    return {
-        path.strip("/"): {method: op for method, op in item.items() if method != "parameters"}
-        for path, item in harbor_schema()["paths"].items()
-    }
-
-
-def operation(route: str, method: str) -> dict | None:
-    methods = operations().get(template(route), {})
-    method = method.lower()
-    return methods.get(method) or (methods.get("get") if method == "head" else None)
-
-
-@cache
-def served() -> dict[str, frozenset[str]]:
-    """The Harbor path templates our registry API routes serve, with the methods served."""
-    from registry.api import urls  # the routes import the views, which import this module
-
-    def routes(patterns, prefix=""):
-        for pattern in patterns:
-            if hasattr(pattern, "url_patterns"):
-                yield from routes(pattern.url_patterns, prefix + str(pattern.pattern))
-            else:
-                view = getattr(pattern.callback, "view_class", None)
-                yield prefix + str(pattern.pattern), view
-
-    found = {}
-    for route, view in routes(urls.urlpatterns):
-        known = template(route)
-        if known in operations() and view is not None:
-            methods = {m for m in operations()[known] if hasattr(view, m)}
-            found[known] = frozenset(methods | ({"head"} if hasattr(view, "get") else set()))
-    return found
-
-
-def served_templates() -> frozenset[str]:
-    return frozenset(served())
-
-
-def path_operation(path: str, method: str) -> tuple[dict, dict] | None:
-    """The served Harbor operation whose template `path` fits with any segment in a
-    parameter's place (our routes only take int64-looking ids), and the segments."""
-    for known, pattern in segment_patterns():
-        match = pattern.fullmatch(path.strip("/"))
-        found = match and method.lower() in served()[known] and operation(known, method)
-        if found:
-            return found, match.groupdict()
-    return None
-
-
-@cache
-def segment_patterns() -> tuple:
-    return tuple(
-        (known, re.compile(re.sub(r"\\{(\w+)\\}", r"(?P<\1>[^/]+)", re.escape(known))))
-        for known in sorted(served_templates())
-    )
 
 
 # --- parameters -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from registry.distribution.models import Blob, Referrer, RepositoryBlob, Upload
 
 @admin.register(Blob)
 class BlobAdmin(SystemRecordAdmin):
-    list_display = ["digest", "size", "creation_time"]
+    list_display = ["digest", "size", "object_name", "creation_time"]
     search_fields = ["=digest"]
     list_filter = ["creation_time"]
 

@@ -33,39 +33,84 @@ def linked_blob(repository_name: str, digest: str) -> Blob:
         row = cursor.fetchone()
     if row is None:
         raise BlobUnknown(detail={"digest": digest})
-    return Blob(id=row[0], digest=digest, size=row[1])
+    return Blob(id=row[0], digest=digest, size=row[1], object_name=row[2])
 
 
 LINKED_BLOB = (
-    f"SELECT b.id, b.size FROM {Blob._meta.db_table} b"
+    f"SELECT b.id, b.size, b.object_name FROM {Blob._meta.db_table} b"
     f" JOIN {RepositoryBlob._meta.db_table} l ON l.blob_id = b.id"
     " WHERE b.digest = %s AND l.repository_name = %s"
 )
 
 
-def touch(digest: str, size: int) -> Blob:
-    """The blob's row, created or with its update_time renewed (committed, or locked by
-    the caller's transaction) before a push relies on the blob's file: garbage collection
-    re-reads it under the row's lock and keeps a blob touched within its window. (When a
-    sweep holds the lock, the UPDATE waits for it and then finds no row: the blob is
-    created afresh and its bytes written again.)
+def renew(digest: str) -> str | None:
+    """The object the digest's row names, the row's update_time renewed (committed) before
+    a push relies on it: garbage collection re-reads it under the row's lock and keeps a
+    blob touched within its window. None without a row."""
+    rows = Blob.objects.filter(digest=digest)
+    if not rows.update(update_time=timezone.now()):
+        return None
+    return rows.values_list("object_name", flat=True).first()
+
+
+def reusable(found: str | None) -> bool:
+    """Whether a push may rely on the object `renew` found instead of writing the bytes
+    (checked outside any transaction): one lost outside the registry is written again."""
+    return found is not None and storage.object_exists(found)
+
+
+def claim(digest: str, size: int, fresh: str | None, lost: str | None = None) -> Blob | None:
+    """The digest's row locked until the caller's transaction ends, touched: the existing
+    one (its object kept, unless it still names `lost`, the object the caller found
+    missing: it then names `fresh`), else a new one naming the object `fresh` that the
+    caller wrote before (None when there is neither: garbage collection removed the row
+    meanwhile).
+
+    Two pushes of one digest racing: the second INSERT waits for the first and fails, and
+    the second push takes the first one's row; its own object is then the caller's to
+    delete after the commit (the row names another).
     """
     now = timezone.now()
-    if not Blob.objects.filter(digest=digest).update(update_time=now):
+    blob = Blob.objects.select_for_update().filter(digest=digest).first()
+    if blob is None and fresh is not None:
         try:
             with transaction.atomic():
-                Blob.objects.create(digest=digest, size=size, update_time=now)
+                return Blob.objects.create(
+                    digest=digest, size=size, object_name=fresh, update_time=now
+                )
         except IntegrityError:
-            # A concurrent push created it first.
-            Blob.objects.filter(digest=digest).update(update_time=now)
-    return Blob.objects.get(digest=digest)
+            blob = Blob.objects.select_for_update().filter(digest=digest).first()
+    if blob is None:
+        return None
+    if fresh is not None and lost is not None and blob.object_name == lost:
+        blob.object_name = fresh
+    Blob.objects.filter(pk=blob.pk).update(update_time=now, object_name=blob.object_name)
+    return blob
+
+
+def put(digest: str, size: int, write) -> Blob:
+    """The digest's row, committed and naming stored bytes (a manifest's own blob): the
+    existing row renewed, else `write()` stores a new object (outside any transaction)
+    and a short transaction records it; written after all when garbage collection
+    removed the row between the renew and the transaction."""
+    found = renew(digest)
+    fresh = None if reusable(found) else write()
+    with transaction.atomic():
+        blob = claim(digest, size, fresh, lost=found)
+    if blob is None:
+        fresh = write()
+        with transaction.atomic():
+            blob = claim(digest, size, fresh)
+    if fresh is not None and blob.object_name != fresh:
+        storage.delete_objects([fresh])
+    return blob
 
 
 def open_content(blob: Blob, start: int = 0, length: int | None = None):
     """The blob's bytes, open at `start`; BLOB_UNKNOWN when garbage collection removed them
     meanwhile."""
     try:
-        return storage.open_blob(blob.digest, start, length)
+        return storage.open_blob(blob.object_name, start, length)
     except FileNotFoundError as exc:
         raise BlobUnknown(detail={"digest": blob.digest}) from exc
 
@@ -208,22 +253,46 @@ def finish_upload(upload: Upload, digest: str, stream=None, length: int | None =
         if staged.size() != upload.offset or staged.digest(algorithm) != digest:
             cancel_upload(upload)
             raise DigestInvalid(detail={"digest": digest})
-        # Refused early, before the bytes are joined; the charge checks again under the lock.
+        # Refused early, before the bytes are copied; the charge checks again under the lock.
         _add_to_project(upload.repository_name, digest, upload.offset, None, check_only=True)
-        staged.prepare(digest)
-
-        def store():
-            # The row first, locked until the charge commits: garbage collection then
-            # keeps the file promote finds (or removed both before we got the row), even
-            # with a zero window. On S3 promote is a copy request made under that lock.
-            blob = touch(digest, upload.offset)
-            staged.promote(digest)
-            link(upload.repository_name, blob)
-
-        _add_to_project(upload.repository_name, digest, upload.offset, store)
+        _store_and_link(upload, digest, staged)
         # The staging goes after the charge committed (on S3: requests to the service).
         storage.discard_upload_file(upload.id)
         upload.delete()
+
+
+def _store_and_link(upload: Upload, digest: str, staged) -> None:
+    """The verified bytes become the digest's blob in the repository, charged.
+
+    No request to the storage inside the transaction: a new object is written before it
+    (unless the digest has a row whose object is there: it is re-used), the row is created
+    or locked and linked inside it, and an object that ended up unused (refused, or a
+    racing upload's row won) is deleted after it. A row that garbage collection removed
+    between the renew and the transaction is replaced: the bytes are written after all and
+    it is tried again.
+    """
+    found = renew(digest)
+    fresh = None if reusable(found) else staged.store(digest)
+    for _ in range(2):
+        claimed = []
+
+        def store(fresh=fresh, claimed=claimed):
+            blob = claim(digest, upload.offset, fresh, lost=found)
+            if blob is not None:
+                link(upload.repository_name, blob)
+                claimed.append(blob)
+
+        try:
+            _add_to_project(upload.repository_name, digest, upload.offset, store)
+        except BaseException:
+            if fresh is not None:
+                storage.delete_objects([fresh])
+            raise
+        if claimed:
+            if fresh is not None and claimed[0].object_name != fresh:
+                storage.delete_objects([fresh])
+            return
+        fresh = staged.store(digest)
 
 
 def cancel_upload(upload: Upload) -> None:

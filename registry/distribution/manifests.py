@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from config import json_shape
 from registry.distribution import auth, blobs, digests, storage, usage
 from registry.distribution.errors import (
     Denied,
@@ -30,6 +31,8 @@ from registry.services import artifacts, audit, quota
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 # Image configs are read for `extra_attrs`; anything bigger is not an image config.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+# The longest media or artifact type recorded (the columns' width).
+MAX_TYPE_LENGTH = 255
 # \Z, not $: "$" also matches before a final newline, which no tag may hold.
 TAG_SHAPE = re.compile(r"^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}\Z")
 
@@ -76,11 +79,29 @@ def read_manifest_body(stream, length: int | None) -> bytes:
     return bytes(received)
 
 
+def _typed_members(value: dict, where: str) -> None:
+    """The members recorded as they are must have the OCI types (Distribution decodes them
+    into Go structs): a media or artifact type is a string that fits its column, and
+    annotations map strings to strings."""
+    for key in ("mediaType", "artifactType"):
+        if value.get(key) is not None and (
+            not isinstance(value[key], str) or len(value[key]) > MAX_TYPE_LENGTH
+        ):
+            raise ManifestInvalid(f"{where}{key} is not a valid type")
+    annotations = value.get("annotations")
+    if annotations is not None and (
+        not isinstance(annotations, dict)
+        or not all(isinstance(item, str) for item in annotations.values())
+    ):
+        raise ManifestInvalid(f"{where}annotations is not a map of strings")
+
+
 def _descriptor(value, where: str) -> dict:
     if not isinstance(value, dict) or not isinstance(value.get("digest"), str):
         raise ManifestInvalid(f"{where} is not a descriptor")
     if not isinstance(value.get("size"), int) or value["size"] < 0:
         raise ManifestInvalid(f"{where} has no valid size")
+    _typed_members(value, f"{where}.")
     try:
         digests.parse(value["digest"])
     except DigestInvalid as exc:
@@ -92,10 +113,15 @@ def parse_manifest(content: bytes, content_type: str) -> tuple[dict, str]:
     """The manifest document and its media type; MANIFEST_INVALID when malformed."""
     try:
         document = json.loads(content)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise ManifestInvalid("manifest is not valid JSON") from exc
     if not isinstance(document, dict):
         raise ManifestInvalid("manifest is not a JSON object")
+    # Its annotations and index entries are stored and rendered as they are.
+    problem = json_shape.problem(document)
+    if problem:
+        raise ManifestInvalid(f"manifest {problem}")
+    _typed_members(document, "")
     declared = document.get("mediaType")
     content_type = content_type.split(";")[0].strip()
     if declared and content_type and declared != content_type:
@@ -120,6 +146,12 @@ def parse_manifest(content: bytes, content_type: str) -> tuple[dict, str]:
             raise ManifestInvalid("manifests must be a list")
         for position, child in enumerate(children):
             _descriptor(child, f"manifests[{position}]")
+            platform, urls = child.get("platform"), child.get("urls")
+            if (platform is not None and not isinstance(platform, dict)) or (
+                urls is not None
+                and not (isinstance(urls, list) and all(isinstance(u, str) for u in urls))
+            ):
+                raise ManifestInvalid(f"manifests[{position}] has an invalid platform or urls")
     if "subject" in document:
         _descriptor(document["subject"], "subject")
     return document, media_type
@@ -168,15 +200,17 @@ def _config_attributes(content: bytes) -> dict | None:
     """Harbor's image `extra_attrs`: architecture, os, created, author, config."""
     try:
         config = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(config, dict):
         return None
-    return {
+    attributes = {
         key: config[key]
         for key in ("architecture", "os", "created", "author", "config")
         if key in config
     }
+    # Stored and rendered as they are: none that cannot be (a NUL, nesting past reason).
+    return None if json_shape.problem(attributes) else attributes
 
 
 def _index_details(repository: Repository | None, document: dict) -> int:
@@ -251,9 +285,10 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
     # A push the quota refuses writes nothing (the check is made again, authoritatively,
     # under the project's lock below).
     charge_blob(repository_name, digest, len(content))
-    # Touched (committed) before its file is trusted or written: garbage collection keeps it.
-    blobs.touch(digest, len(content))
-    storage.save_bytes(digest, content)
+    # Its row renewed, or its bytes written and then recorded, before the transaction (no
+    # request to the storage inside one): a row garbage collection removed meanwhile
+    # refuses the push below, as a missing layer does.
+    blobs.put(digest, len(content), lambda: storage.save_bytes(digest, content))
     with transaction.atomic():
         # The project, then the blobs: the order a completing upload takes them in
         # (quota.add_blob), so that the two never wait for each other.

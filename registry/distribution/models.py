@@ -19,6 +19,12 @@ class Blob(models.Model):
 
     digest = models.CharField(max_length=200, unique=True)
     size = models.BigIntegerField()
+    # Where the bytes are in the `registry` storage: `blobs/<alg>/<ab>/<hex>-<generation>`,
+    # a name no other row ever had (rows from before generations: `blobs/<alg>/<ab>/<hex>`).
+    # A completing upload writes a new object before its row names it, and garbage
+    # collection deletes the object a row named after that row's deletion committed, so a
+    # sweep never deletes bytes a newer row relies on (storage.py).
+    object_name = models.CharField(max_length=255, unique=True)
     creation_time = models.DateTimeField(auto_now_add=True)
     # When a push last uploaded, mounted or re-used it: garbage collection keeps a blob
     # touched within its time window (pushes touch the row before relying on the file).

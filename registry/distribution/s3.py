@@ -13,6 +13,10 @@ The rules of the filesystem staging hold here too:
   segment, and objects no row names are never read;
 - completion checks the stored segments' sizes and the digest of their bytes (the running
   hash of this process when the segments are exactly those it wrote, else read back).
+
+Every request to the service here is made outside database transactions (the house rule:
+no HTTP inside a transaction); storage.py says how blob objects stay safe from a racing
+garbage collection without that.
 """
 
 import contextlib
@@ -26,7 +30,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from registry.distribution import digests, storage
+from registry.distribution import digests, hashing, storage
 from registry.distribution.models import Upload
 
 # S3 refuses multipart parts under 5 MiB (but the last): a segment is sent in parts of
@@ -101,17 +105,6 @@ def presigned_url(name: str, seconds: int) -> str:
     )
 
 
-def _exists(key: str) -> bool:
-    client, bucket = _bucket()
-    try:
-        client.head_object(Bucket=bucket, Key=key)
-    except ClientError as error:
-        if _missing(error):
-            return False
-        raise
-    return True
-
-
 def _staging(upload_id) -> str:
     return _key(f"_uploads/{upload_id}/")
 
@@ -171,7 +164,7 @@ class _ObjectUpload:
     def append(self, stream, length: int | None, algorithm: str) -> int:
         key = str(self.upload_id)
         start = self.offset
-        hasher = storage._hashers.take(key, self._stamp(), algorithm)
+        hasher = hashing.running.take(key, self._stamp(), algorithm)
         if hasher is None and start == 0:
             hasher = digests.new_hasher(algorithm)
         name = f"{start:016d}-{uuid.uuid4().hex[:12]}"
@@ -191,7 +184,7 @@ class _ObjectUpload:
         self.segments = segments
         self.offset = start + size
         if hasher is not None:
-            storage._hashers.keep(key, self._stamp(), hasher)
+            hashing.running.keep(key, self._stamp(), hasher)
         return self.offset
 
     def size(self) -> int:
@@ -203,7 +196,7 @@ class _ObjectUpload:
         return sum(size for _, size in self.segments)
 
     def digest(self, algorithm: str) -> str:
-        hasher = storage._hashers.take(str(self.upload_id), self._stamp(), algorithm)
+        hasher = hashing.running.take(str(self.upload_id), self._stamp(), algorithm)
         if hasher is None:
             hasher = digests.new_hasher(algorithm)
             for name, _ in self.segments:
@@ -212,20 +205,12 @@ class _ObjectUpload:
                         hasher.update(chunk)
         return f"{algorithm}:{hasher.hexdigest()}"
 
-    def prepare(self, digest: str) -> None:
-        """Join several segments into one staged object now, outside the project's lock, so
-        that promoting is one copy inside the service."""
-        if len(self.segments) > 1 and not _exists(_key(storage.blob_path(digest))):
-            joined = f"joined-{uuid.uuid4().hex[:12]}"
-            _compose(self.upload_id, self.segments, _staging(self.upload_id) + joined, self._renew)
-            self.segments = [(joined, self.offset)]
-
-    def promote(self, digest: str) -> None:
-        """Copy the verified bytes to the blob's address (under the blob row's lock, as the
-        filesystem's rename); the staging goes once the charge has committed."""
-        target = _key(storage.blob_path(digest))
-        if not _exists(target):
-            _compose(self.upload_id, self.segments, target)
+    def store(self, digest: str) -> str:
+        """The verified bytes as a new blob object (copied inside the service when the
+        segments allow it); its name. The staging stays until the upload is discarded."""
+        name = storage.new_object_name(digest)
+        _compose(self.upload_id, self.segments, _key(name), self._renew)
+        return name
 
 
 def _write(key: str, chunks, hasher, renew) -> int:
@@ -233,7 +218,7 @@ def _write(key: str, chunks, hasher, renew) -> int:
     upload, aborted if the body breaks off; no object for no bytes. The hasher (if any)
     sees every byte; `renew` is called at every chunk."""
     client, bucket = _bucket()
-    overlapped = storage._OverlappedHasher(hasher) if hasher is not None else None
+    overlapped = hashing.OverlappedHasher(hasher) if hasher is not None else None
     upload_id = None
     parts: list[dict] = []
     in_flight = None
@@ -380,6 +365,23 @@ def _abort_multipart(prefix: str, started_before=None) -> None:
                     client.abort_multipart_upload(
                         Bucket=bucket, Key=item["Key"], UploadId=item["UploadId"]
                     )
+
+
+def delete_objects(names) -> None:
+    _delete_keys(_key(name) for name in names)
+
+
+def blob_objects():
+    """Name and last change (a POSIX timestamp) of every object under `blobs/`."""
+    client, bucket = _bucket()
+    root = _key("blobs/")
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=root):
+        for item in page.get("Contents", ()):
+            yield "blobs/" + item["Key"][len(root) :], item["LastModified"].timestamp()
+
+
+def abort_unfinished_writes(cutoff) -> None:
+    _abort_multipart(_key("blobs/"), started_before=cutoff)
 
 
 def discard(upload_id) -> None:

@@ -1,28 +1,41 @@
-"""Blob bytes: content-addressed in a Django storage, uploads staged until verified.
+"""Blob bytes: objects in a Django storage named by their blob row, uploads staged until
+verified.
 
-A blob lives at `blobs/<algorithm>/<first two hex>/<hex>` of the `registry` storage alias:
-a FileSystemStorage under `$DATA_DIR/registry` by default, where an upload in progress is
-a plain file under `$DATA_DIR/registry-uploads` (this module); or an S3-compatible bucket
-(django-storages' S3Storage), where it is staged as objects in the bucket (s3.py). Either
-way an upload only becomes visible as a blob once its digest has been verified.
+A blob's bytes are the object its row names (`Blob.object_name`) in the `registry` storage
+alias: a FileSystemStorage under `$DATA_DIR/registry` by default, where an upload in
+progress is a plain file under `$DATA_DIR/registry-uploads` (this module); or an
+S3-compatible bucket (django-storages' S3Storage), where it is staged as objects in the
+bucket (s3.py). Either way an upload only becomes visible as a blob once its digest has
+been verified.
+
+Object names carry a generation (`blobs/<alg>/<ab>/<hex>-<random>`), so that no request
+to the storage is ever made inside a database transaction (the house rule; on S3 each is
+an HTTP request) and still a racing garbage collection never deletes bytes a row relies on:
+- bytes are written to a new name first, outside any transaction; a short transaction
+  then creates the row naming them (or, when the digest already has a row, keeps that
+  row's object and the new one is deleted after the commit);
+- garbage collection deletes a row first and its object after that commit, by the name
+  the row recorded; a push that finds no row writes a new name, never a doomed one;
+- an object no row names (a process died between writing and recording, or between
+  deleting a row and its object) is removed by garbage collection once it is older than
+  REGISTRY_ORPHAN_GRACE_MINUTES (`registry.gc.services.purge_orphan_objects`).
 """
 
 import contextlib
 import fcntl
 import os
-import threading
-from collections import OrderedDict
+import shutil
+import uuid
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files import File
+from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.utils import timezone
 
-from registry.distribution import digests
-from registry.distribution.models import Upload
+from registry.distribution import digests, hashing
+from registry.distribution.models import Blob, Upload
 
 CHUNK_SIZE = 1024 * 1024
 
@@ -43,9 +56,10 @@ def object_store():
     return None
 
 
-def blob_path(digest: str) -> str:
+def new_object_name(digest: str) -> str:
+    """A name for the digest's bytes that no object has had (module docstring)."""
     algorithm, hexpart = digests.parse(digest)
-    return f"blobs/{algorithm}/{hexpart[:2]}/{hexpart}"
+    return f"blobs/{algorithm}/{hexpart[:2]}/{hexpart}-{uuid.uuid4().hex[:16]}"
 
 
 def uploads_dir() -> Path:
@@ -60,7 +74,7 @@ def upload_path(upload_id) -> Path:
 
 def discard_upload_file(upload_id) -> None:
     """Remove what an upload staged (it is cancelled, completed or its project deleted)."""
-    _hashers.forget(str(upload_id))
+    hashing.running.forget(str(upload_id))
     store = object_store()
     if store is not None:
         store.discard(upload_id)
@@ -148,11 +162,23 @@ class _FileUpload:
     def digest(self, algorithm: str) -> str:
         return upload_digest(self.handle, self.upload_id, algorithm)
 
-    def prepare(self, digest: str) -> None:
-        """Nothing to do ahead: promoting is a rename."""
-
-    def promote(self, digest: str) -> None:
-        promote_upload(self.upload_id, digest)
+    def store(self, digest: str) -> str:
+        """The verified bytes as a new blob object (a hard link on one disk, else a copy);
+        its name. Local file operations, never a network call: the staging stays until
+        the upload is discarded, so a refused completion leaves the session as it was."""
+        name = new_object_name(digest)
+        target = Path(blob_storage().path(name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(upload_path(self.upload_id), target)
+        except OSError:
+            # Staging and blobs on different filesystems.
+            partial = target.with_name(target.name + ".partial")
+            shutil.copyfile(upload_path(self.upload_id), partial)
+            os.replace(partial, target)
+        # An orphan's grace period counts from now, not from the staged file's last write.
+        os.utime(target)
+        return name
 
 
 @contextlib.contextmanager
@@ -177,63 +203,6 @@ def _stamp(handle) -> tuple:
     return (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
-class _RunningHashers:
-    """The digest of each upload's bytes so far, kept while the same process receives it.
-
-    An entry is only used while the staged file is exactly as this process left it (same
-    size, change time and inode): chunks of one upload may reach other processes (or
-    arrive after a restart), and then the digest is computed by reading the file again.
-    """
-
-    LIMIT = 256
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[str, tuple[tuple, object]] = OrderedDict()
-
-    def take(self, key: str, stamp: tuple, algorithm: str):
-        with self._lock:
-            entry = self._entries.pop(key, None)
-        if entry is not None and entry[0] == stamp and entry[1].name == algorithm:
-            return entry[1]
-        return None
-
-    def keep(self, key: str, stamp: tuple, hasher) -> None:
-        with self._lock:
-            self._entries[key] = (stamp, hasher)
-            while len(self._entries) > self.LIMIT:
-                self._entries.popitem(last=False)
-
-    def forget(self, key: str) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
-
-_hashers = _RunningHashers()
-
-# Hashing runs beside the request thread: hashlib releases the GIL on large updates, so
-# a chunk is hashed while the next one is received and written (sha256 costs more CPU
-# than the rest of an upload together).
-_hashing = ThreadPoolExecutor(max_workers=8, thread_name_prefix="blob-hash")
-
-
-class _OverlappedHasher:
-    """Feeds a hasher from the `_hashing` pool, one chunk in flight at a time, in order."""
-
-    def __init__(self, hasher):
-        self.hasher = hasher
-        self._pending: Future | None = None
-
-    def update(self, chunk: bytes) -> None:
-        self.finish()
-        self._pending = _hashing.submit(self.hasher.update, chunk)
-
-    def finish(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            pending.result()
-
-
 def append_to_upload(
     handle, upload_id, offset: int, stream, length: int | None, algorithm: str = "sha256"
 ) -> int:
@@ -247,10 +216,10 @@ def append_to_upload(
     """
     key = str(upload_id)
     stamp = _stamp(handle)
-    hasher = _hashers.take(key, stamp, algorithm) if stamp[0] == offset else None
+    hasher = hashing.running.take(key, stamp, algorithm) if stamp[0] == offset else None
     if hasher is None and offset == 0:
         hasher = digests.new_hasher(algorithm)
-    overlapped = _OverlappedHasher(hasher) if hasher is not None else None
+    overlapped = hashing.OverlappedHasher(hasher) if hasher is not None else None
     written = 0
     handle.truncate(offset)
     handle.seek(offset)
@@ -268,7 +237,7 @@ def append_to_upload(
         handle.truncate(offset)
         raise
     if hasher is not None:
-        _hashers.keep(key, _stamp(handle), hasher)
+        hashing.running.keep(key, _stamp(handle), hasher)
     return offset + written
 
 
@@ -305,7 +274,7 @@ def staged_size(handle) -> int:
 
 def upload_digest(handle, upload_id, algorithm: str) -> str:
     """Digest of the staged file's bytes, from the running hash while it is still exact."""
-    hasher = _hashers.take(str(upload_id), _stamp(handle), algorithm)
+    hasher = hashing.running.take(str(upload_id), _stamp(handle), algorithm)
     if hasher is None:
         hasher = digests.new_hasher(algorithm)
         handle.seek(0)
@@ -314,70 +283,78 @@ def upload_digest(handle, upload_id, algorithm: str) -> str:
     return f"{algorithm}:{hasher.hexdigest()}"
 
 
-class _StagedFile(File):
-    """Lets FileSystemStorage move the staged file into place instead of copying it."""
-
-    def temporary_file_path(self):
-        return self.file.name
+def save_bytes(digest: str, data: bytes) -> str:
+    """The bytes as a new blob object (a manifest's); its name."""
+    return blob_storage().save(new_object_name(digest), ContentFile(data))
 
 
-def promote_upload(upload_id, digest: str) -> None:
-    """Move the verified staged file to its content address (a rename on one disk)."""
-    storage = blob_storage()
-    name = blob_path(digest)
-    path = upload_path(upload_id)
-    if storage.exists(name):
-        discard_upload_file(upload_id)
+def object_exists(name: str) -> bool:
+    return blob_storage().exists(name)
+
+
+def delete_objects(names) -> None:
+    """Remove blob objects (a missing one is no error). Called after the commit that
+    removed or never made the rows naming them, never inside a transaction."""
+    names = list(names)
+    store = object_store()
+    if store is not None:
+        store.delete_objects(names)
         return
-    with open(path, "rb") as handle:
-        storage.save(name, _StagedFile(handle, name=name))
-    discard_upload_file(upload_id)
+    for name in names:
+        blob_storage().delete(name)
 
 
-def save_bytes(digest: str, data: bytes) -> None:
-    from django.core.files.base import ContentFile
+def blob_objects() -> Iterator[tuple[str, float]]:
+    """Every object under `blobs/`: its name and last change (a POSIX timestamp)."""
+    store = object_store()
+    if store is not None:
+        yield from store.blob_objects()
+        return
+    root = Path(blob_storage().path("blobs"))
+    for folder, _, files in os.walk(root):
+        for file in files:
+            path = Path(folder) / file
+            with contextlib.suppress(FileNotFoundError):
+                yield path.relative_to(root.parent).as_posix(), path.stat().st_mtime
 
-    storage = blob_storage()
-    name = blob_path(digest)
-    if not storage.exists(name):
-        storage.save(name, ContentFile(data))
 
-
-def delete_blob(digest: str) -> None:
-    """Remove a blob's bytes (garbage collection; a missing file is no error)."""
-    blob_storage().delete(blob_path(digest))
+def abort_unfinished_writes(cutoff) -> None:
+    """Multipart uploads of blob objects left by requests that died (object storage)."""
+    store = object_store()
+    if store is not None:
+        store.abort_unfinished_writes(cutoff)
 
 
 def read_bytes(digest: str, limit: int = -1) -> bytes:
-    """The blob's bytes (its first `limit` only, when given)."""
+    """The bytes of the digest's blob (its first `limit` only, when given);
+    FileNotFoundError when it has no row or no object."""
+    name = Blob.objects.filter(digest=digest).values_list("object_name", flat=True).first()
+    if name is None:
+        raise FileNotFoundError(digest)
     if limit == 0:
         return b""
-    with open_blob(digest, 0, None if limit < 0 else limit) as handle:
+    with open_blob(name, 0, None if limit < 0 else limit) as handle:
         return handle.read(limit)
 
 
-def blob_size(digest: str) -> int:
-    return blob_storage().size(blob_path(digest))
-
-
-def open_blob(digest: str, start: int = 0, length: int | None = None):
-    """The blob opened at `start` (reading `length` bytes at most, on object storage);
-    FileNotFoundError when it is not stored."""
+def open_blob(name: str, start: int = 0, length: int | None = None):
+    """The blob object opened at `start` (reading `length` bytes at most, on object
+    storage); FileNotFoundError when it is not stored."""
     store = object_store()
     if store is not None:
-        return store.open_object(blob_path(digest), start, length)
-    handle = blob_storage().open(blob_path(digest), "rb")
+        return store.open_object(name, start, length)
+    handle = blob_storage().open(name, "rb")
     if start:
         handle.seek(start)
     return handle
 
 
-def redirect_url(digest: str) -> str | None:
-    """Where a client may fetch the blob itself (REGISTRY_S3_REDIRECT), else None."""
+def redirect_url(name: str) -> str | None:
+    """Where a client may fetch the blob object itself (REGISTRY_S3_REDIRECT), else None."""
     store = object_store()
     if store is None or not settings.REGISTRY_S3_REDIRECT:
         return None
-    return store.presigned_url(blob_path(digest), settings.REGISTRY_S3_REDIRECT_SECONDS)
+    return store.presigned_url(name, settings.REGISTRY_S3_REDIRECT_SECONDS)
 
 
 def iter_range(handle, length: int) -> Iterator[bytes]:

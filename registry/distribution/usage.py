@@ -7,14 +7,9 @@ left in the repository references. Blobs uploaded and never referenced stay coun
 their repository (or project) is deleted or garbage collection removes them, as in Harbor.
 """
 
-import json
-
 from django.db.models import Sum
 
-from registry.distribution import storage
-from registry.distribution.models import Blob, RepositoryBlob
-
-MAX_MANIFEST_READ = 4 * 1024 * 1024
+from registry.distribution.models import ArtifactBlob, Blob, RepositoryBlob
 
 
 def _in_project(project_name: str):
@@ -30,33 +25,28 @@ def held_by_project(project_name: str, digest: str) -> bool:
     return _in_project(project_name).filter(blob__digest=digest).exists()
 
 
-def referenced_blobs(manifest_digest: str) -> set[str]:
-    """The config and layers an image manifest references (none for an index)."""
-    try:
-        document = json.loads(storage.read_bytes(manifest_digest, MAX_MANIFEST_READ))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return set()
-    if not isinstance(document, dict):
-        return set()
-    layers = document.get("layers")
-    descriptors = [document.get("config"), *(layers if isinstance(layers, list) else [])]
-    return {
-        item["digest"]
-        for item in descriptors
-        if isinstance(item, dict) and isinstance(item.get("digest"), str)
-    }
+def referenced_by(artifact_ids) -> set[str]:
+    """The configs and layers the artifacts' image manifests reference (none for an index):
+    their recorded references, so that no manifest is read from the storage while the
+    caller's transaction holds the project (no storage request inside a transaction)."""
+    return set(
+        ArtifactBlob.objects.filter(artifact_id__in=artifact_ids).values_list(
+            "blob__digest", flat=True
+        )
+    )
 
 
 def release(repository_name: str, deleted: set[str], remaining: set[str]) -> None:
-    """Unlink from the repository the deleted manifests and the blobs only they used."""
-    candidates = set(deleted)
-    for digest in deleted:
-        candidates |= referenced_blobs(digest)
-    candidates -= remaining
+    """Unlink from the repository the deleted manifests and blobs (`deleted`: their digests
+    and those of the blobs they referenced) that no manifest left in it (`remaining`) uses."""
+    candidates = set(deleted) - remaining
     if not candidates:
         return
-    for digest in remaining:
-        candidates -= referenced_blobs(digest)
+    candidates -= set(
+        ArtifactBlob.objects.filter(artifact__repository__name=repository_name).values_list(
+            "blob__digest", flat=True
+        )
+    )
     RepositoryBlob.objects.filter(
         repository_name=repository_name, blob__digest__in=candidates
     ).delete()

@@ -120,7 +120,7 @@ class BlobView(DistributionView):
     def get(self, request, name, digest):
         auth.require(self.caller, name, "pull")
         blob = blobs.linked_blob(name, digest)
-        redirect = storage.redirect_url(blob.digest)
+        redirect = storage.redirect_url(blob.object_name)
         if redirect is not None:
             # The client fetches the bytes (Range included) from the bucket itself.
             response = HttpResponse(status=307)

@@ -4,14 +4,19 @@ It runs online. Its cutoff is the moment the mark began minus GC_TIME_WINDOW_HOU
 push touched since then is kept. The rules that make a racing push safe:
 
 - pushes renew a blob row's `update_time` (committed) before relying on its file
-  (`blobs.touch`, mounts), and lock the rows of the blobs a manifest references while its
+  (`blobs.renew`, mounts), and lock the rows of the blobs a manifest references while its
   artifact is recorded (`manifests._hold_blobs`);
 - the sweep locks a batch of candidate rows (in primary key order, as pushes do), reads
-  the rules again in a new statement, and removes the files before the rows, all under
-  those locks. A push therefore either went first (the sweep sees its touch or reference)
-  or waits and then finds no row: it re-creates the blob or is refused, and never records
-  a reference to a missing file. On SQLite the IMMEDIATE transactions the settings
-  configure take the database's write lock at BEGIN, which serialises the same steps.
+  the rules again in a new statement and deletes the rows; once that has committed it
+  deletes the objects those rows named (no request to the storage inside a transaction).
+  A push therefore either went first (the sweep sees its touch or reference) or waits and
+  then finds no row: it writes its bytes to a new object name and records a new row, or
+  is refused, and never records a reference to an object the sweep deletes. On SQLite the
+  IMMEDIATE transactions the settings configure take the database's write lock at BEGIN,
+  which serialises the same steps.
+- objects that no row names (a process died between writing an object and recording it,
+  or between deleting a row and its object) are deleted once older than
+  REGISTRY_ORPHAN_GRACE_MINUTES: a completing upload records its object well within that.
 """
 
 import logging
@@ -281,6 +286,9 @@ def collect(execution: GCExecution, log: RunLog) -> None:
             blobs.cancel_upload(upload)
         execution.freed_bytes += upload.offset
         execution.deleted_uploads += 1
+    orphans = purge_orphan_objects(dry_run)
+    if orphans:
+        log.info(f"{orphans} blob objects no blob names {would}deleted")
     log.info(
         f"garbage collection finished: {execution.deleted_artifacts} artifacts, "
         f"{execution.deleted_blobs} blobs and {execution.deleted_uploads} uploads {would}deleted, "
@@ -348,16 +356,42 @@ def sweep(batch: list[int], cutoff: datetime) -> list[tuple[str, int]]:
         doomed = list(
             unreferenced(Blob.objects.filter(pk__in=locked), cutoff)
             .order_by("pk")
-            .values_list("pk", "digest", "size")
+            .values_list("pk", "digest", "size", "object_name")
         )
-        ids = [pk for pk, _, _ in doomed]
+        ids = [pk for pk, _, _, _ in doomed]
         holders = set(
             RepositoryBlob.objects.filter(blob_id__in=ids).values_list("repository_name", flat=True)
         )
-        for _, digest, _ in doomed:
-            storage.delete_blob(digest)
         Blob.objects.filter(pk__in=ids).delete()
+    storage.delete_objects(name for _, _, _, name in doomed)
     projects = {name.split("/", 1)[0] for name in holders}
     for project in Project.objects.filter(name__in=projects):
         quota.recount_usage(project)
-    return [(digest, size) for _, digest, size in doomed]
+    return [(digest, size) for _, digest, size, _ in doomed]
+
+
+def purge_orphan_objects(dry_run: bool = False) -> int:
+    """Delete the blob objects no row names, untouched for the grace period (and unfinished
+    multipart writes as old); how many there were. Names are checked against the rows a
+    page at a time, after the listing: an object recorded meanwhile is kept."""
+    cutoff = timezone.now() - timedelta(minutes=settings.REGISTRY_ORPHAN_GRACE_MINUTES)
+    found = 0
+    page: list[str] = []
+
+    def settle() -> int:
+        named = set(Blob.objects.filter(object_name__in=page).values_list("object_name", flat=True))
+        orphans = [name for name in page if name not in named]
+        if orphans and not dry_run:
+            storage.delete_objects(orphans)
+        page.clear()
+        return len(orphans)
+
+    for name, modified in storage.blob_objects():
+        if modified < cutoff.timestamp():
+            page.append(name)
+        if len(page) >= 1000:
+            found += settle()
+    found += settle()
+    if not dry_run:
+        storage.abort_unfinished_writes(cutoff)
+    return found

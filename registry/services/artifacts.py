@@ -14,7 +14,7 @@ from registry.distribution import usage
 from registry.errors import NotFound
 from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
 from registry.services import quota
-from registry.services.repositories import repository_full_name
+from registry.services.repositories import find_repository, repository_full_name
 
 ICONS = {
     Artifact.Type.IMAGE: "sha256:0048162a053eef4d4ce3fe7518615bef084403614f8bca43b40ae2e762e11e06",
@@ -128,11 +128,13 @@ def delete_tag(repository: Repository, name: str) -> None:
         raise NotFound(f"tag {name} not found")
 
 
-def _delete_artifacts(artifacts: list[Artifact]) -> set[str]:
-    """Delete artifacts, then their children no one else references or tags; their digests."""
+def _delete_artifacts(artifacts: list[Artifact]) -> tuple[set[str], set[str]]:
+    """Delete artifacts, then their children no one else references or tags; their digests
+    and those of the blobs they referenced (read before their records go)."""
     if not artifacts:
-        return set()
+        return set(), set()
     ids = [artifact.pk for artifact in artifacts]
+    referenced = usage.referenced_by(ids)
     child_ids = set(
         ArtifactReference.objects.filter(parent_id__in=ids, child__isnull=False).values_list(
             "child_id", flat=True
@@ -144,7 +146,8 @@ def _delete_artifacts(artifacts: list[Artifact]) -> set[str]:
         .annotate(parents=Count("referenced_by"), tag_count=Count("tags"))
         .filter(parents=0, tag_count=0)
     )
-    return {artifact.digest for artifact in artifacts} | _delete_artifacts(list(orphans))
+    digests, blobs = _delete_artifacts(list(orphans))
+    return {artifact.digest for artifact in artifacts} | digests, referenced | blobs
 
 
 @transaction.atomic
@@ -157,7 +160,21 @@ def delete_artifact(artifact: Artifact) -> None:
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
     repository = artifact.repository
-    deleted = _delete_artifacts([artifact])
+    deleted, referenced = _delete_artifacts([artifact])
     remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))
-    usage.release(repository.name, deleted, remaining)
+    usage.release(repository.name, deleted | referenced, remaining)
     quota.refresh_usage(project_id)
+
+
+def find_artifact(project: Project, repository_name: str, reference: str) -> Artifact:
+    """An artifact of a project's repository by digest (`sha256:...`) or by tag."""
+    repository = find_repository(project, repository_name)
+    candidates = Artifact.objects.filter(repository=repository)
+    artifact = (
+        candidates.filter(digest=reference).first()
+        if reference.startswith("sha256:")
+        else candidates.filter(tags__name=reference).first()
+    )
+    if artifact is None:
+        raise NotFound(f"artifact {repository.name}:{reference} not found")
+    return artifact

@@ -8,11 +8,13 @@ X-Main-Language, and every response to an identified app the X-Rate-Limit-* head
 
 from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
 
 from config.limits import INT64_MAX
-from config.plain_json import PlainJSONRenderer
+from config.plain_json import PlainJSONRenderer, mark_plain
 from config.views import ServiceViewMixin, UnknownPathView
 from storefront import ratelimit
+from storefront.api import rows
 from storefront.api.authentication import BearerTokenAuthentication
 from storefront.api.exceptions import (
     MissingUserAgent,
@@ -23,6 +25,7 @@ from storefront.api.exceptions import (
 from storefront.api.pagination import TiendanubePagination
 from storefront.api.permissions import InstalledInThisStore, check_scope
 from storefront.api.schema import TiendanubeAutoSchema
+from storefront.api.serializers.records import context_of
 from storefront.models import Installation, Store
 
 # Ids in paths are bigint columns; larger numbers cannot name anything.
@@ -58,6 +61,24 @@ class TiendanubeViewMixin(ServiceViewMixin):
         check_scope(request, self.resource_scope)
         if _has_body(request) and not request.content_type:
             raise UnsupportedMediaType("", "Content-Type application/json is required")
+
+    def page(self, queryset, record):
+        """A page of `queryset`'s `record`s, read as rows."""
+        page = self.paginate_queryset(rows.Rows(rows.values(queryset, record)))
+        context = context_of(self.store)
+        return mark_plain(
+            self.get_paginated_response([record.render(row, context) for row in page])
+        )
+
+    def answer(self, record, instance, status: int = 200):
+        """One object from its model instance."""
+        row = rows.instance_row(instance)
+        return mark_plain(Response(record.render(row, context_of(self.store)), status))
+
+    def answers(self, record, instances):
+        context = context_of(self.store)
+        rendered = [record.render(rows.instance_row(one), context) for one in instances]
+        return mark_plain(Response(rendered))
 
     def get_serializer_context(self):
         context = super().get_serializer_context()

@@ -1,11 +1,15 @@
-"""Query parameters of the list endpoints: validated by a serializer (invalid values are a
-422 field map), then applied to the queryset."""
+"""Query parameters of the list endpoints, each declared once (`config.filters`): its
+OpenAPI schema, its check (DRF's field, so a bad value is the usual 422 field map, every
+bad parameter reported at once) and its effect on the queryset. The paginator reads
+`page` and `per_page`; they are checked here so that no offset overflows the database.
+"""
 
 from django.db.models import Exists, F, Min, OuterRef, Q
 from django.db.models.fields.json import KeyTextTransform
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from config.filters import Param, QueryFilters
 from config.limits import INT32_MAX, INT64_MAX
 from storefront.models import Variant
 
@@ -25,119 +29,172 @@ SORTS = (
 )
 
 
-class TimeFilters(serializers.Serializer):
-    # Read by the paginator; bounded here so that no offset overflows the database.
-    page = serializers.IntegerField(min_value=0, max_value=10**9, required=False)
-    per_page = serializers.IntegerField(min_value=0, max_value=10**9, required=False)
-    since_id = serializers.IntegerField(min_value=0, max_value=INT64_MAX, required=False)
-    created_at_min = serializers.DateTimeField(required=False)
-    created_at_max = serializers.DateTimeField(required=False)
-    updated_at_min = serializers.DateTimeField(required=False)
-    updated_at_max = serializers.DateTimeField(required=False)
+def _checked(field: serializers.Field):
+    def parse(name: str, raw: str):
+        try:
+            return field.run_validation(raw)
+        except ValidationError as error:
+            raise ValidationError({name: error.detail}) from error
+
+    return parse
 
 
-class LanguageFilters(TimeFilters):
-    language = serializers.RegexField(r"^[A-Za-z]{1,8}$", required=False)
-    handle = serializers.CharField(max_length=255, required=False)
+def integer(low: int, high: int, apply=None) -> Param:
+    kind = {"type": "integer", "maximum": high, "minimum": low}
+    if high > INT32_MAX:
+        kind["format"] = "int64"
+    field = serializers.IntegerField(min_value=low, max_value=high)
+    return Param(kind, _checked(field), apply=apply)
 
 
-class CategoryFilters(LanguageFilters):
-    parent_id = serializers.IntegerField(min_value=0, max_value=INT64_MAX, required=False)
+def boolean(apply=None) -> Param:
+    return Param({"type": "boolean"}, _checked(serializers.BooleanField()), apply=apply)
 
 
-class ProductFilters(LanguageFilters):
-    ids = serializers.RegexField(r"^\d{1,18}(,\d{1,18}){0,29}$", required=False)
-    q = serializers.CharField(max_length=200, required=False)
-    category_id = serializers.IntegerField(min_value=1, max_value=INT64_MAX, required=False)
-    published = serializers.BooleanField(required=False)
-    free_shipping = serializers.BooleanField(required=False)
-    max_stock = serializers.IntegerField(min_value=-INT32_MAX, max_value=INT32_MAX, required=False)
-    min_stock = serializers.IntegerField(min_value=-INT32_MAX, max_value=INT32_MAX, required=False)
-    has_promotional_price = serializers.BooleanField(required=False)
-    has_weight = serializers.BooleanField(required=False)
-    has_all_dimensions = serializers.BooleanField(required=False)
-    has_weight_and_all_dimensions = serializers.BooleanField(required=False)
-    sort_by = serializers.ChoiceField(SORTS, required=False)
+def text(max_length: int, apply=None) -> Param:
+    kind = {"type": "string", "minLength": 1, "maxLength": max_length}
+    return Param(kind, _checked(serializers.CharField(max_length=max_length)), apply=apply)
 
 
-class ImageFilters(TimeFilters):
-    src = serializers.CharField(max_length=1000, required=False)
-    position = serializers.IntegerField(min_value=1, max_value=INT32_MAX, required=False)
+def matching(pattern: str, apply=None) -> Param:
+    kind = {"type": "string", "minLength": 1, "pattern": pattern}
+    return Param(kind, _checked(serializers.RegexField(pattern)), apply=apply)
 
 
-class ScriptFilters(TimeFilters):
-    src = serializers.CharField(max_length=1000, required=False)
-
-
-def validated(filters_class, request) -> dict:
-    # A plain dict: DRF reads absent booleans of a QueryDict as False.
-    serializer = filters_class(data=request.query_params.dict())
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
-def filter_by_time(queryset, params: dict):
-    lookups = {
-        "since_id": "id__gt",
-        "created_at_min": "created_at__gte",
-        "created_at_max": "created_at__lte",
-        "updated_at_min": "updated_at__gte",
-        "updated_at_max": "updated_at__lte",
-    }
-    return queryset.filter(
-        **{lookup: params[name] for name, lookup in lookups.items() if name in params}
+def timestamp(lookup: str) -> Param:
+    field = serializers.DateTimeField()
+    return Param(
+        {"type": "string", "format": "date-time"},
+        _checked(field),
+        apply=lambda queryset, value: queryset.filter(**{lookup: value}),
     )
 
 
-def _language(params: dict, store) -> str:
-    language = params.get("language", store.main_language)
+def flag(name: str) -> Param:
+    return boolean(lambda queryset, value: queryset.filter(**{name: value}))
+
+
+def having_variant(condition, *, wanted=None) -> Param:
+    """Products with a variant meeting `condition(value)` (without one, for a false flag;
+    `wanted` fixes which for the stock bounds)."""
+
+    def apply(queryset, value):
+        exists = Exists(Variant.objects.filter(condition(value), product=OuterRef("pk")))
+        return queryset.filter(exists if (value if wanted is None else wanted) else ~exists)
+
+    if wanted is None:
+        return boolean(apply)
+    return integer(-INT32_MAX, INT32_MAX, apply)
+
+
+TIME = {
+    "page": integer(0, 10**9),
+    "per_page": integer(0, 10**9),
+    "since_id": integer(0, INT64_MAX, lambda queryset, value: queryset.filter(id__gt=value)),
+    "created_at_min": timestamp("created_at__gte"),
+    "created_at_max": timestamp("created_at__lte"),
+    "updated_at_min": timestamp("updated_at__gte"),
+    "updated_at_max": timestamp("updated_at__lte"),
+}
+# `handle` is looked up in `language` (the store's main one by default): see `by_handle`.
+LANGUAGE = {**TIME, "language": matching(r"^[A-Za-z]{1,8}$"), "handle": text(255)}
+
+TIME_FILTERS = QueryFilters(TIME)
+CATEGORY_FILTERS = QueryFilters(
+    {
+        **LANGUAGE,
+        # parent_id=0 asks for the top-level categories.
+        "parent_id": integer(
+            0, INT64_MAX, lambda queryset, value: queryset.filter(parent_id=value or None)
+        ),
+    }
+)
+PRODUCT_FILTERS = QueryFilters(
+    {
+        **LANGUAGE,
+        "ids": matching(
+            r"^\d{1,18}(,\d{1,18}){0,29}$",
+            lambda queryset, value: queryset.filter(pk__in=[int(pk) for pk in value.split(",")]),
+        ),
+        "q": text(200),  # in every language of the store: see `filter_products`
+        "category_id": integer(
+            1, INT64_MAX, lambda queryset, value: queryset.filter(categories__id=value)
+        ),
+        "published": flag("published"),
+        "free_shipping": flag("free_shipping"),
+        "max_stock": having_variant(lambda value: Q(stock__lte=value), wanted=True),
+        "min_stock": having_variant(lambda value: Q(stock__gte=value), wanted=True),
+        "has_promotional_price": having_variant(lambda value: Q(promotional_price__isnull=False)),
+        "has_weight": having_variant(lambda value: Q(weight__gt=0)),
+        "has_all_dimensions": having_variant(
+            lambda value: Q(width__gt=0, height__gt=0, depth__gt=0)
+        ),
+        "has_weight_and_all_dimensions": having_variant(
+            lambda value: Q(weight__gt=0, width__gt=0, height__gt=0, depth__gt=0)
+        ),
+        "sort_by": Param(
+            {"enum": list(SORTS), "type": "string", "minLength": 1},
+            _checked(serializers.ChoiceField(SORTS)),
+            default="user",
+            description="The order of the answer: `user` (the default, manual order), "
+            "price or cost, alpha or name (in the main language), created-at, each "
+            "`-ascending` or `-descending`, or `best-selling`",
+        ),
+    }
+)
+IMAGE_FILTERS = QueryFilters(
+    {
+        **TIME,
+        "src": text(1000, lambda queryset, value: queryset.filter(src=value)),
+        "position": integer(1, INT32_MAX, lambda queryset, value: queryset.filter(position=value)),
+    }
+)
+SCRIPT_FILTERS = QueryFilters(
+    {**TIME, "src": text(1000, lambda queryset, value: queryset.filter(src=value))}
+)
+WEBHOOK_FILTERS = QueryFilters(
+    {
+        **TIME,
+        "url": text(1000, lambda queryset, value: queryset.filter(url=value)),
+        "event": text(50, lambda queryset, value: queryset.filter(event=value)),
+    }
+)
+
+
+def validated(filters: QueryFilters, request) -> dict:
+    """Every parameter's value (None when absent); a 422 naming each bad one."""
+    values, errors = filters.parse_all(request.query_params, ValidationError)
+    if errors:
+        raise ValidationError(
+            {name: detail for error in errors for name, detail in error.detail.items()}
+        )
+    return values
+
+
+def filtered(filters: QueryFilters, queryset, values: dict, store=None):
+    """`queryset` narrowed by the parameters' own effects, then by `handle` in its language."""
+    queryset = filters.apply(queryset, values)
+    if values.get("handle") is None:
+        return queryset
+    language = values["language"] or store.main_language
     if language not in store.languages:
         raise ValidationError(
             {"language": [f"is not one of the store's languages {store.languages}"]}
         )
-    return language
+    return queryset.filter(**{f"handle__{language}": values["handle"]})
 
 
-def filter_by_handle(queryset, params: dict, store):
-    if "handle" not in params:
-        return queryset
-    return queryset.filter(**{f"handle__{_language(params, store)}": params["handle"]})
-
-
-def filter_products(queryset, params: dict, store):
+def filter_products(queryset, values: dict, store):
     """The products matching the list filters, unordered (see `sort_products`)."""
-    queryset = filter_by_handle(filter_by_time(queryset, params), params, store)
-    if "ids" in params:
-        queryset = queryset.filter(pk__in=[int(pk) for pk in params["ids"].split(",")])
-    if "q" in params:
-        text = params["q"]
+    queryset = filtered(PRODUCT_FILTERS, queryset, values, store)
+    if values["q"] is not None:
+        text = values["q"]
         matches = Q(tags__icontains=text) | Q(
             Exists(Variant.objects.filter(product=OuterRef("pk"), sku__icontains=text))
         )
         for code in store.languages:
             matches |= Q(**{f"name__{code}__icontains": text})
         queryset = queryset.filter(matches)
-    if "category_id" in params:
-        queryset = queryset.filter(categories__id=params["category_id"])
-    for flag in ("published", "free_shipping"):
-        if flag in params:
-            queryset = queryset.filter(**{flag: params[flag]})
-    variant_conditions = {
-        "max_stock": lambda value: Q(stock__lte=value),
-        "min_stock": lambda value: Q(stock__gte=value),
-        "has_promotional_price": lambda value: Q(promotional_price__isnull=False),
-        "has_weight": lambda value: Q(weight__gt=0),
-        "has_all_dimensions": lambda value: Q(width__gt=0, height__gt=0, depth__gt=0),
-        "has_weight_and_all_dimensions": lambda value: Q(
-            weight__gt=0, width__gt=0, height__gt=0, depth__gt=0
-        ),
-    }
-    for name, condition in variant_conditions.items():
-        if name not in params:
-            continue
-        wanted = True if name in ("max_stock", "min_stock") else params[name]
-        exists = Exists(Variant.objects.filter(condition(params[name]), product=OuterRef("pk")))
-        queryset = queryset.filter(exists if wanted else ~exists)
     return queryset
 
 
@@ -154,26 +211,3 @@ def sort_products(queryset, sort_by: str, store):
         return queryset.order_by("-created_at", "-id")
     # user (manual order), best-selling (no sales recorded here) and created-at-ascending
     return queryset.order_by("created_at", "id")
-
-
-def filter_categories(queryset, params: dict, store):
-    queryset = filter_by_handle(filter_by_time(queryset, params), params, store)
-    if "parent_id" in params:
-        # parent_id=0 asks for the top-level categories.
-        queryset = queryset.filter(parent_id=params["parent_id"] or None)
-    return queryset.order_by("id")
-
-
-def filter_images(queryset, params: dict):
-    queryset = filter_by_time(queryset, params)
-    for name in ("src", "position"):
-        if name in params:
-            queryset = queryset.filter(**{name: params[name]})
-    return queryset.order_by("position", "id")
-
-
-def filter_scripts(queryset, params: dict):
-    queryset = filter_by_time(queryset, params)
-    if "src" in params:
-        queryset = queryset.filter(src=params["src"])
-    return queryset.order_by("id")

@@ -1,25 +1,34 @@
-"""Catalogue reads as plain rows: one `.values()` query per table, rendered straight into
-Tiendanube's wire dicts.
+"""Store answers read as plain rows: one `.values()` query per table, rendered by the
+records of `storefront.api.serializers.records`.
 
 A page of 200 products brings 600 variants with it; building model instances, prefetch
 querysets and datetimes for them cost most of a listing's time. Here the database hands
 back timestamps already formatted (`WireTime`), and each table is read once per page.
-The serializers in `storefront.api.serializers` keep describing the shapes (OpenAPI) and
-render single model instances through these same functions (`instance_row`).
+Single objects that a write returns are rendered from their model instance
+(`instance_row`), through the same records.
 """
 
 import datetime
-import decimal
-import json
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cache
 
 import orjson
 from django.core.exceptions import EmptyResultSet
-from django.db.models import CharField, F, Func, TextField, Value
+from django.db import connection, connections
+from django.db.models import CharField, DecimalField, F, Func, TextField, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
-from storefront.models import Category, Product, ProductImage, Variant, product_url
+from config.records import Record
+from storefront.api.serializers.records import (
+    CATEGORY,
+    PRODUCT,
+    PRODUCT_IMAGE,
+    VARIANT,
+    context_of,
+)
+from storefront.models import Category, Product, ProductImage, Variant
 
 WIRE_TIME_POSTGRES = 'YYYY-MM-DD"T"HH24:MI:SS"+0000"'
 WIRE_TIME_STRFTIME = "%Y-%m-%dT%H:%M:%S+0000"
@@ -43,70 +52,53 @@ class WireTime(Func):
         ).as_sql(compiler, connection)
 
 
+class WireDecimal(Func):
+    """A decimal column as text with its field's places (`1500.00`, null stays null),
+    formatted by the database: building and formatting a Decimal per value cost more
+    than the rest of a variant's rendering."""
+
+    def __init__(self, column: str, places: int):
+        super().__init__(F(column), output_field=CharField())
+        self.places = places
+
+    def as_postgresql(self, compiler, connection, **extra):
+        # numeric(p, s) as text keeps its s places.
+        column, params = compiler.compile(self.source_expressions[0])
+        return f"({column})::text", params
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # Django keeps SQLite decimals as integers or reals rounded to the field's places.
+        column, params = compiler.compile(self.source_expressions[0])
+        sql = f"CASE WHEN {column} IS NULL THEN NULL ELSE printf('%%.{self.places}f', {column}) END"
+        return sql, (*params, *params)
+
+
+# Row keys of the values the database formats: timestamps, and decimals (`<column>_text`).
+TIMED = ("created", "updated")
+TEXT = "_text"
+
+
 def timed(prefix: str = "") -> dict:
     """`.values()` keywords for a row's two timestamps, formatted (`created`, `updated`)."""
     return {"created": WireTime(f"{prefix}created_at"), "updated": WireTime(f"{prefix}updated_at")}
-
-
-PRODUCT_COLUMNS = (
-    "id",
-    "store_id",
-    "name",
-    "description",
-    "handle",
-    "attributes",
-    "published",
-    "free_shipping",
-    "requires_shipping",
-    "video_url",
-    "seo_title",
-    "seo_description",
-    "brand",
-    "tags",
-)
-VARIANT_COLUMNS = (
-    "id",
-    "image_id",
-    "product_id",
-    "position",
-    "price",
-    "compare_at_price",
-    "promotional_price",
-    "stock",
-    "weight",
-    "width",
-    "height",
-    "depth",
-    "sku",
-    "values",
-    "barcode",
-    "mpn",
-    "age_group",
-    "gender",
-    "cost",
-)
-IMAGE_COLUMNS = ("id", "product_id", "src", "position", "alt")
-I18N_COLUMNS = ("name", "description", "handle")
-
-
-def i18n(value, languages: list[str]) -> dict:
-    value = value if isinstance(value, dict) else {}
-    return {code: value.get(code) or "" for code in languages}
-
-
-def money(value, places: int = 2) -> str | None:
-    return None if value is None else f"{value:.{places}f}"
 
 
 def timestamp(value: datetime.datetime) -> str:
     return value.astimezone(datetime.UTC).strftime(WIRE_TIME_STRFTIME)
 
 
+def money(value, places: int) -> str | None:
+    return None if value is None else f"{value:.{places}f}"
+
+
 def instance_row(instance) -> dict:
-    """A model instance as the row `.values(*COLUMNS, **timed())` would have read."""
+    """A model instance as the row `values()` would have read."""
     row = dict(vars(instance))
     row["created"] = timestamp(instance.created_at)
     row["updated"] = timestamp(instance.updated_at)
+    for field in instance._meta.concrete_fields:
+        if isinstance(field, DecimalField):
+            row[field.name + TEXT] = money(row[field.attname], field.decimal_places)
     return row
 
 
@@ -114,43 +106,80 @@ def instance_row(instance) -> dict:
 
 
 def read(queryset) -> list[dict]:
-    """The rows of a `.values()` queryset, as Django would give them, read in one
-    `fetchall()`. Django converts each value through a chain of converter calls; at 800
-    rows of 20 columns that chain, and `json.loads` for every JSON cell, cost more than
-    the query. Here JSON columns are decoded by orjson, and SQLite's decimals and
-    booleans by plain functions; any other converted column keeps Django's chain."""
-    query = queryset.query
-    compiler = query.get_compiler(queryset.db)
+    """The rows of a `.values()` queryset, as Django would give them (see `Statement`)."""
     try:
-        sql, params = compiler.as_sql()
+        statement = Statement(queryset)
     except EmptyResultSet:
         return []
-    names = [*query.extra_select, *query.values_select, *query.annotation_select]
-    columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-    converting = [
-        (position, _converter(chain, expression, compiler.connection))
-        for position, (chain, expression) in compiler.get_converters(columns).items()
-    ]
-    with compiler.connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        records = cursor.fetchall()
-    if not converting:
-        return [dict(zip(names, record, strict=True)) for record in records]
-    rows = []
-    for record in records:
-        values = list(record)
-        for position, convert in converting:
-            values[position] = convert(values[position])
-        rows.append(dict(zip(names, values, strict=True)))
-    return rows
+    return statement.rows()
+
+
+class Statement:
+    """A `.values()` queryset compiled, read in one `fetchall()`. Django converts each
+    value through a chain of converter calls; at 800 rows of 20 columns that chain, and
+    `json.loads` for every JSON cell, cost more than the query. Here JSON columns are
+    decoded by orjson, and SQLite's booleans by a plain function; any other converted
+    column keeps Django's chain. Each fetched tuple becomes its row through one dict
+    display written for the statement's columns (`_row_builder`). A statement kept
+    (`rows(bound)` replacing the parameter `BOUND`) spares compiling the same query on
+    every request."""
+
+    def __init__(self, queryset):
+        query = queryset.query
+        compiler = query.get_compiler(queryset.db)
+        self.sql, self.params = compiler.as_sql()
+        self.alias = queryset.db
+        self.names = [*query.extra_select, *query.values_select, *query.annotation_select]
+        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+        converters = {
+            position: _converter(chain, expression, compiler.connection)
+            for position, (chain, expression) in compiler.get_converters(columns).items()
+        }
+        self.build = _row_builder(self.names, converters)
+
+    def rows(self, bound=None) -> list[dict]:
+        params = tuple(bound if param is BOUND else param for param in self.params)
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, params)
+            records = cursor.fetchall()
+        return list(map(self.build, records))
+
+
+def _row_builder(names: list[str], converters: dict[int, Callable]) -> Callable:
+    """`build(record) -> dict`: `{names[0]: record[0], ...}`, converters applied, as
+    straight-line code: a loop copying, converting and zipping each record cost as much
+    as fetching it."""
+    scope: dict = {}
+    items = []
+    for position, name in enumerate(names):
+        scope[f"name{position}"] = name
+        value = f"record[{position}]"
+        if position in converters:
+            scope[f"convert{position}"] = converters[position]
+            value = f"convert{position}({value})"
+        items.append(f"name{position}: {value}")
+    exec(f"def build(record):\n    return {{{', '.join(items)}}}\n", scope)
+    return scope["build"]
+
+
+BOUND = object()  # the parameter a kept statement takes per run
+
+
+def any_id(vendor: str) -> RawSQL:
+    """A subquery of the ids given as the one parameter `BOUND` (see `bound_ids`)."""
+    if vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::bigint[])", (BOUND,))
+    return RawSQL("SELECT value FROM json_each(%s)", (BOUND,))
+
+
+def bound_ids(vendor: str, ids: list[int]):
+    return ids if vendor == "postgresql" else orjson.dumps(ids).decode()
 
 
 def _converter(chain, expression, connection):
     kind = expression.output_field.get_internal_type()
     if kind == "JSONField":
         return _json_converter(chain, expression, connection)
-    if connection.vendor == "sqlite" and kind == "DecimalField" and len(chain) == 1:
-        return _sqlite_decimal(expression.output_field)
     if connection.vendor == "sqlite" and kind == "BooleanField" and len(chain) == 1:
         return lambda value: bool(value) if value in (0, 1) else value
 
@@ -176,201 +205,170 @@ def _json_converter(chain, expression, connection):
     return convert
 
 
-def _sqlite_decimal(field):
-    """Django's SQLite decimal converter (15 significant digits, quantized to the field's
-    places), except that a whole number the float type holds exactly stays an int: it
-    formats as the Decimal would (`money`)."""
-    create = decimal.Context(prec=15).create_decimal_from_float
-    quantum = decimal.Decimal(1).scaleb(-field.decimal_places)
-    context = field.context
-
-    def convert(value):
-        if value is None or (type(value) is int and -(2**53) < value < 2**53):
-            return value
-        return create(value).quantize(quantum, context=context)
-
-    return convert
+# --- rows of a record -------------------------------------------------------------------
 
 
-# --- one resource each (key order as in Tiendanube's answers) -----------------------------
+def values(queryset, record: Record, prefix: str = ""):
+    """`queryset.values()` of `record`'s columns, timestamps and decimals formatted."""
+    plain, formatted = [], timed(prefix)
+    for column in record.columns:
+        if column.endswith(TEXT):
+            name = column.removesuffix(TEXT)
+            places = queryset.model._meta.get_field(name).decimal_places
+            formatted[column] = WireDecimal(prefix + name, places)
+        elif column not in TIMED:
+            plain.append(column)
+    return queryset.values(*plain, **formatted)
 
 
-def variant_payload(row: dict, languages: list[str]) -> dict:
-    return {
-        "id": row["id"],
-        "image_id": row["image_id"],
-        "product_id": row["product_id"],
-        "position": row["position"],
-        "price": money(row["price"]),
-        "compare_at_price": money(row["compare_at_price"]),
-        "promotional_price": money(row["promotional_price"]),
-        "stock_management": row["stock"] is not None,
-        "stock": row["stock"],
-        "weight": money(row["weight"], 3),
-        "width": money(row["width"]),
-        "height": money(row["height"]),
-        "depth": money(row["depth"]),
-        "sku": row["sku"],
-        "values": [i18n(value, languages) for value in row["values"]],
-        "barcode": row["barcode"],
-        "mpn": row["mpn"],
-        "age_group": row["age_group"],
-        "gender": row["gender"],
-        "cost": money(row["cost"]),
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
+class Rows:
+    """A `.values()` queryset as the paginator counts and slices it: each slice read by
+    `read`."""
 
-
-def image_payload(row: dict) -> dict:
-    return {
-        "id": row["id"],
-        "product_id": row["product_id"],
-        "src": row["src"],
-        "position": row["position"],
-        "alt": row["alt"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
-
-
-def category_payload(row: dict, subcategories: list[int], languages: list[str]) -> dict:
-    return {
-        "id": row["id"],
-        "name": i18n(row["name"], languages),
-        "description": i18n(row["description"], languages),
-        "handle": i18n(row["handle"], languages),
-        "parent": row["parent_id"],
-        "subcategories": subcategories,
-        "google_shopping_category": row["google_shopping_category"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-    }
-
-
-def product_payload(row: dict, languages: list[str], variants, images, categories) -> dict:
-    return {
-        "id": row["id"],
-        "name": i18n(row["name"], languages),
-        "description": i18n(row["description"], languages),
-        "handle": i18n(row["handle"], languages),
-        "attributes": [i18n(value, languages) for value in row["attributes"]],
-        "published": row["published"],
-        "free_shipping": row["free_shipping"],
-        "requires_shipping": row["requires_shipping"],
-        "canonical_url": product_url(row["store_id"], row["id"]),
-        "video_url": row["video_url"],
-        "seo_title": row["seo_title"],
-        "seo_description": row["seo_description"],
-        "brand": row["brand"],
-        "created_at": row["created"],
-        "updated_at": row["updated"],
-        "variants": variants,
-        "tags": row["tags"],
-        "images": images,
-        "categories": categories,
-    }
-
-
-# --- whole products: a page in a constant number of queries -------------------------------
-
-
-def product_rows(queryset):
-    """The products of `queryset` (filtered, ordered; sliced by the caller) as rows."""
-    return queryset.values(*PRODUCT_COLUMNS, **timed())
-
-
-class ProductPages:
-    """Products as the paginator counts and slices them. A slice reads the page's ids in
-    a subquery (off an index for the default order) and the full rows of those ids only:
-    rows skipped by a deep OFFSET are never read or formatted."""
-
-    def __init__(self, ordered, sort):
-        self.ordered = ordered  # filtered and sorted
-        self.sort = sort  # applies the same order to another product queryset
+    def __init__(self, queryset):
+        self.queryset = queryset
 
     def count(self) -> int:
-        return self.ordered.count()
+        return self.queryset.count()
 
-    def __getitem__(self, window: slice):
-        ids = self.ordered.values("pk")[window]
-        return read(product_rows(self.sort(Product.objects.filter(pk__in=ids))))
+    def __getitem__(self, window: slice) -> list[dict]:
+        return read(self.queryset[window])
+
+
+class ProductPages(Rows):
+    """Products as the paginator counts and slices them. A slice reads the page's ids
+    (off an index for the default order), then the full rows of those ids only, by a
+    kept statement: rows skipped by a deep OFFSET are never read or formatted."""
+
+    def __getitem__(self, window: slice) -> list[dict]:
+        ids = list(self.queryset.values_list("pk", flat=True)[window])
+        found = {row["id"]: row for row in _rows_of("products", ids)} if ids else {}
+        # A product deleted since its id was read is left out.
+        return [found[pk] for pk in ids if pk in found]
+
+
+# --- whole products and categories: a page in a constant number of queries ---------------
 
 
 def subcategories_of(category_ids) -> dict[int, list[int]]:
     """Ids of the direct children of each category, ascending (one query)."""
     children = defaultdict(list)
-    pairs = Category.objects.filter(parent_id__in=category_ids).order_by("id")
-    for parent_id, child_id in pairs.values_list("parent_id", "id"):
-        children[parent_id].append(child_id)
+    for row in _rows_of("subcategories", [*category_ids]):
+        children[row["parent_id"]].append(row["id"])
     return children
 
 
+def render_categories(store, rows: list[dict]) -> list[dict]:
+    """Categories with their subcategories: one query whatever the number of rows."""
+    context = context_of(store)
+    context["subcategories"] = subcategories_of([row["id"] for row in rows]) if rows else {}
+    return [CATEGORY.render(row, context) for row in rows]
+
+
 def render_products(store, rows: list[dict]) -> list[dict]:
-    """Products with their variants, images and categories: four queries whatever the
+    """Products with their variants, images and categories: three queries whatever the
     number of rows (none for no rows)."""
     if not rows:
         return []
-    languages = store.languages
+    context = context_of(store)
     ids = [row["id"] for row in rows]
-    variants = defaultdict(list)
-    for row in read(_variant_rows().filter(product_id__in=ids)):
-        variants[row["product_id"]].append(variant_payload(row, languages))
-    images = defaultdict(list)
-    for row in read(_image_rows().filter(product_id__in=ids)):
-        images[row["product_id"]].append(image_payload(row))
-    categories = _categories_by_product(ids, languages)
-    return [
-        product_payload(
-            row, languages, variants[row["id"]], images[row["id"]], categories[row["id"]]
-        )
-        for row in rows
-    ]
+    context["variants"] = _by_product(VARIANT, _rows_of("variants", ids), context)
+    context["images"] = _by_product(PRODUCT_IMAGE, _rows_of("images", ids), context)
+    context["categories"] = _categories_by_product(ids, context)
+    return [PRODUCT.render(row, context) for row in rows]
 
 
-# The page's variants, images and category links are read by querysets built once per
-# process and only filtered per request: building a `.values()` of twenty columns and
-# formatted timestamps cost as much as running it.
+def _by_product(record: Record, rows: list[dict], context: dict) -> dict[int, list[dict]]:
+    rendered = defaultdict(list)
+    for row in rows:
+        rendered[row["product_id"]].append(record.render(row, context))
+    return rendered
 
 
-@cache
-def _variant_rows():
-    return Variant.objects.order_by("position", "id").values(*VARIANT_COLUMNS, **timed())
+def _rows_of(table: str, ids: list[int]) -> list[dict]:
+    """The rows of `table` (see `_statement`) for these ids."""
+    vendor = connection.vendor
+    return _statement(table, vendor).rows(bound_ids(vendor, ids))
 
 
-@cache
-def _image_rows():
-    return ProductImage.objects.order_by("position", "id").values(*IMAGE_COLUMNS, **timed())
+# Rows by id are read by statements compiled once per process, the ids their one
+# parameter: compiling a `.values()` of twenty columns with formatted timestamps cost as
+# much as running it, and a 200-item IN list as much again.
 
 
 @cache
+def _statement(table: str, vendor: str) -> Statement:
+    queryset, key = {
+        "products": (lambda: values(Product.objects.all(), PRODUCT), "pk"),
+        "variants": (
+            lambda: values(Variant.objects.order_by("position", "id"), VARIANT),
+            "product_id",
+        ),
+        "images": (
+            lambda: values(ProductImage.objects.order_by("position", "id"), PRODUCT_IMAGE),
+            "product_id",
+        ),
+        "categories": (_category_link_rows, "product_id"),
+        "subcategories": (
+            lambda: Category.objects.order_by("id").values("parent_id", "id"),
+            "parent_id",
+        ),
+    }[table]
+    return Statement(queryset().filter(**{f"{key}__in": any_id(vendor)}))
+
+
+class ChildIds(Func):
+    """The ids of the categories whose parent is `column`, as JSON text, in no order."""
+
+    def __init__(self, column: str):
+        super().__init__(F(column), output_field=TextField())
+
+    def _subquery(self, compiler, connection, aggregate: str):
+        column, params = compiler.compile(self.source_expressions[0])
+        table = connection.ops.quote_name(Category._meta.db_table)
+        return f"(SELECT {aggregate} FROM {table} child WHERE child.parent_id = {column})", params
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self._subquery(compiler, connection, "coalesce(json_agg(child.id), '[]')::text")
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self._subquery(compiler, connection, "json_group_array(child.id)")
+
+
+# A category's JSON columns, read through the link table as text (decoded once per page).
+JSON_COLUMNS = ("name", "description", "handle")
+
+
 def _category_link_rows():
+    plain = (c for c in CATEGORY.columns if c not in (*TIMED, *JSON_COLUMNS, "id"))
     return Product.categories.through.objects.order_by("category_id").values(
         "product_id",
         "category_id",
-        **{column: Cast(f"category__{column}", TextField()) for column in I18N_COLUMNS},
-        parent_id=F("category__parent_id"),
-        google_shopping_category=F("category__google_shopping_category"),
+        **{column: Cast(f"category__{column}", TextField()) for column in JSON_COLUMNS},
+        **{column: F(f"category__{column}") for column in plain},
         **timed(prefix="category__"),
+        children=ChildIds("category_id"),
     )
 
 
-def _categories_by_product(product_ids: list[int], languages: list[str]) -> dict[int, list]:
-    """Full category objects of each product. The link rows repeat a category for every
-    product in it: its i18n columns come as JSON text, decoded and rendered once."""
-    links = read(_category_link_rows().filter(product_id__in=product_ids))
-    children = subcategories_of({link["category_id"] for link in links}) if links else {}
+def _categories_by_product(product_ids: list[int], context: dict) -> dict[int, list]:
+    """Full category objects of each product, subcategories included (one query). The
+    link rows repeat a category for every product in it: its JSON columns come as text,
+    decoded and rendered once."""
+    subcategories: dict[int, list[int]] = {}
+    context = {**context, "subcategories": subcategories}
     rendered: dict[int, dict] = {}
     by_product = defaultdict(list)
-    for link in links:
+    for link in _rows_of("categories", product_ids):
         pk = link["category_id"]
         category = rendered.get(pk)
         if category is None:
+            subcategories[pk] = sorted(orjson.loads(link["children"]))
             row = {
                 **link,
                 "id": pk,
-                **{column: json.loads(link[column]) for column in I18N_COLUMNS},
+                **{column: orjson.loads(link[column]) for column in JSON_COLUMNS},
             }
-            category = rendered[pk] = category_payload(row, children.get(pk, []), languages)
+            category = rendered[pk] = CATEGORY.render(row, context)
         by_product[link["product_id"]].append(category)
     return by_product

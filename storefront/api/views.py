@@ -1,7 +1,6 @@
 """Store API views: thin. Conventions live on TiendanubeViewMixin, wire names in the
-serializers, rules in storefront.services, query parameters in filters."""
+serializers and records, rules in storefront.services, query parameters in filters."""
 
-from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView
@@ -10,22 +9,28 @@ from rest_framework.response import Response
 from config.plain_json import mark_plain
 from storefront.api import filters, rows, stock_price
 from storefront.api.base import TiendanubeViewMixin
+from storefront.api.filters import (
+    CATEGORY_FILTERS,
+    IMAGE_FILTERS,
+    PRODUCT_FILTERS,
+    SCRIPT_FILTERS,
+    TIME_FILTERS,
+)
 from storefront.api.serializers.catalog import (
-    CategorySerializer,
     CategoryWriteSerializer,
-    ProductImageSerializer,
     ProductImageWriteSerializer,
-    ProductSerializer,
     ProductWriteSerializer,
     StockChangeSerializer,
-    VariantSerializer,
     VariantWriteSerializer,
 )
-from storefront.api.serializers.store import (
-    ScriptSerializer,
-    ScriptWriteSerializer,
-    StoreSerializer,
+from storefront.api.serializers.records import (
+    CATEGORY,
+    PRODUCT,
+    PRODUCT_IMAGE,
+    SCRIPT,
+    VARIANT,
 )
+from storefront.api.serializers.store import ScriptWriteSerializer, StoreSerializer
 from storefront.models import Category, Product, ProductImage, Script, Store, Variant
 from storefront.services import categories, images, products, scripts, variants
 
@@ -51,10 +56,6 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
 
-    def page(self, queryset):
-        page = self.paginate_queryset(queryset)
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
-
     def products(self):
         return Product.objects.filter(store=self.store)
 
@@ -63,7 +64,7 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         return mark_plain(self.get_paginated_response(rows.render_products(self.store, page)))
 
     def one_product(self, queryset, status: int = 200, missing: str = "Product with such id"):
-        found = rows.render_products(self.store, rows.read(rows.product_rows(queryset)[:1]))
+        found = rows.render_products(self.store, rows.read(rows.values(queryset, PRODUCT)[:1]))
         if not found:
             raise NotFound(f"{missing} does not exist")
         return mark_plain(Response(found[0], status=status))
@@ -95,22 +96,21 @@ def request_data(request, many: bool):
 
 
 @extend_schema_view(
-    get=extend_schema(parameters=[filters.ProductFilters], responses=ProductSerializer(many=True)),
-    post=extend_schema(request=ProductWriteSerializer, responses={201: ProductSerializer}),
+    get=extend_schema(
+        parameters=PRODUCT_FILTERS.parameters, responses=PRODUCT.serializer(many=True)
+    ),
+    post=extend_schema(request=ProductWriteSerializer, responses={201: PRODUCT.serializer}),
 )
 class ProductListView(CatalogView):
-    serializer_class = ProductSerializer
+    serializer_class = PRODUCT.serializer
     queryset = Product.objects.all()
 
     def get(self, request, store_id):
-        params = filters.validated(filters.ProductFilters, request)
-        sort_by = params.get("sort_by", "user")
-
-        def sort(products):
-            return filters.sort_products(products, sort_by, self.store)
+        params = filters.validated(PRODUCT_FILTERS, request)
 
         filtered = filters.filter_products(self.products(), params, self.store)
-        return self.product_page(rows.ProductPages(sort(filtered), sort))
+        ordered = filters.sort_products(filtered, params["sort_by"], self.store)
+        return self.product_page(rows.ProductPages(ordered))
 
     def post(self, request, store_id):
         product = products.create_product(self.store, self.validated_body(ProductWriteSerializer))
@@ -118,10 +118,10 @@ class ProductListView(CatalogView):
 
 
 @extend_schema_view(
-    put=extend_schema(request=ProductWriteSerializer, responses=ProductSerializer),
+    put=extend_schema(request=ProductWriteSerializer, responses=PRODUCT.serializer),
 )
 class ProductDetailView(CatalogView):
-    serializer_class = ProductSerializer
+    serializer_class = PRODUCT.serializer
     queryset = Product.objects.all()
 
     def get(self, request, store_id, product_id):
@@ -140,7 +140,7 @@ class ProductDetailView(CatalogView):
 class StockPriceView(CatalogView):
     """PATCH /products/stock-price (see `storefront.api.stock_price`)."""
 
-    serializer_class = ProductSerializer
+    serializer_class = PRODUCT.serializer
     queryset = Product.objects.all()
 
     @extend_schema(
@@ -154,7 +154,7 @@ class StockPriceView(CatalogView):
 
 
 class ProductBySkuView(CatalogView):
-    serializer_class = ProductSerializer
+    serializer_class = PRODUCT.serializer
     queryset = Product.objects.all()
 
     def get(self, request, store_id, sku):
@@ -169,54 +169,52 @@ class ProductBySkuView(CatalogView):
 
 
 @extend_schema_view(
-    get=extend_schema(parameters=[filters.TimeFilters], responses=VariantSerializer(many=True)),
-    post=extend_schema(request=VariantWriteSerializer, responses={201: VariantSerializer}),
+    get=extend_schema(parameters=TIME_FILTERS.parameters, responses=VARIANT.serializer(many=True)),
+    post=extend_schema(request=VariantWriteSerializer, responses={201: VARIANT.serializer}),
     put=extend_schema(
         operation_id="v1_products_variants_replace",
         request=VariantWriteSerializer(many=True),
-        responses=VariantSerializer(many=True),
+        responses=VARIANT.serializer(many=True),
     ),
     patch=extend_schema(
         operation_id="v1_products_variants_update_many",
         request=VariantWriteSerializer(many=True),
-        responses=VariantSerializer(many=True),
+        responses=VARIANT.serializer(many=True),
     ),
 )
 class VariantListView(CatalogView):
-    serializer_class = VariantSerializer
+    serializer_class = VARIANT.serializer
     queryset = Variant.objects.all()
 
     def get(self, request, store_id, product_id):
-        params = filters.validated(filters.TimeFilters, request)
+        params = filters.validated(TIME_FILTERS, request)
         variants = self.product().variants.order_by("position", "id")
-        return self.page(filters.filter_by_time(variants, params))
+        return self.page(filters.filtered(TIME_FILTERS, variants, params), VARIANT)
 
     def post(self, request, store_id, product_id):
         variant = variants.create_variant(
             self.product(), self.validated_body(VariantWriteSerializer)
         )
-        return Response(self.get_serializer(variant).data, status=201)
+        return self.answer(VARIANT, variant, status=201)
 
     def put(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, many=True)
-        replaced = variants.replace_variants(product, items)
-        return Response(self.get_serializer(replaced, many=True).data)
+        return self.answers(VARIANT, variants.replace_variants(product, items))
 
     def patch(self, request, store_id, product_id):
         product = self.product()
         items = self.validated_body(VariantWriteSerializer, partial=True, many=True)
-        changed = variants.update_variants(product, items)
-        return Response(self.get_serializer(changed, many=True).data)
+        return self.answers(VARIANT, variants.update_variants(product, items))
 
 
 @extend_schema_view(
     post=extend_schema(
-        request=StockChangeSerializer, responses={200: VariantSerializer(many=True)}
+        request=StockChangeSerializer, responses={200: VARIANT.serializer(many=True)}
     ),
 )
 class VariantStockView(CatalogView):
-    serializer_class = VariantSerializer
+    serializer_class = VARIANT.serializer
     queryset = Variant.objects.all()
 
     def post(self, request, store_id, product_id):
@@ -224,14 +222,14 @@ class VariantStockView(CatalogView):
         changed = variants.change_stock(
             self.product(), change["action"], change["value"], change.get("id")
         )
-        return Response(self.get_serializer(changed, many=True).data)
+        return self.answers(VARIANT, changed)
 
 
 @extend_schema_view(
-    put=extend_schema(request=VariantWriteSerializer, responses=VariantSerializer),
+    put=extend_schema(request=VariantWriteSerializer, responses=VARIANT.serializer),
 )
 class VariantDetailView(CatalogView):
-    serializer_class = VariantSerializer
+    serializer_class = VARIANT.serializer
     queryset = Variant.objects.all()
 
     def variant(self) -> Variant:
@@ -239,11 +237,11 @@ class VariantDetailView(CatalogView):
         return self.one(variants, self.kwargs["variant_id"], "Variant")
 
     def get(self, request, store_id, product_id, variant_id):
-        return Response(self.get_serializer(self.variant()).data)
+        return self.answer(VARIANT, self.variant())
 
     def put(self, request, store_id, product_id, variant_id):
         data = self.validated_body(VariantWriteSerializer, partial=True)
-        return Response(self.get_serializer(variants.update_variant(self.variant(), data)).data)
+        return self.answer(VARIANT, variants.update_variant(self.variant(), data))
 
     def delete(self, request, store_id, product_id, variant_id):
         variants.delete_variant(self.variant())
@@ -255,31 +253,31 @@ class VariantDetailView(CatalogView):
 
 @extend_schema_view(
     get=extend_schema(
-        parameters=[filters.ImageFilters], responses=ProductImageSerializer(many=True)
+        parameters=IMAGE_FILTERS.parameters, responses=PRODUCT_IMAGE.serializer(many=True)
     ),
     post=extend_schema(
-        request=ProductImageWriteSerializer, responses={201: ProductImageSerializer}
+        request=ProductImageWriteSerializer, responses={201: PRODUCT_IMAGE.serializer}
     ),
 )
 class ImageListView(CatalogView):
-    serializer_class = ProductImageSerializer
+    serializer_class = PRODUCT_IMAGE.serializer
     queryset = ProductImage.objects.all()
 
     def get(self, request, store_id, product_id):
-        params = filters.validated(filters.ImageFilters, request)
-        return self.page(filters.filter_images(self.product().images.all(), params))
+        params = filters.validated(IMAGE_FILTERS, request)
+        product_images = self.product().images.order_by("position", "id")
+        return self.page(filters.filtered(IMAGE_FILTERS, product_images, params), PRODUCT_IMAGE)
 
     def post(self, request, store_id, product_id):
         data = self.validated_body(ProductImageWriteSerializer)
-        image = images.create_image(self.product(), data)
-        return Response(self.get_serializer(image).data, status=201)
+        return self.answer(PRODUCT_IMAGE, images.create_image(self.product(), data), status=201)
 
 
 @extend_schema_view(
-    put=extend_schema(request=ProductImageWriteSerializer, responses=ProductImageSerializer),
+    put=extend_schema(request=ProductImageWriteSerializer, responses=PRODUCT_IMAGE.serializer),
 )
 class ImageDetailView(CatalogView):
-    serializer_class = ProductImageSerializer
+    serializer_class = PRODUCT_IMAGE.serializer
     queryset = ProductImage.objects.all()
 
     def image(self) -> ProductImage:
@@ -287,11 +285,11 @@ class ImageDetailView(CatalogView):
         return self.one(images, self.kwargs["image_id"], "Image")
 
     def get(self, request, store_id, product_id, image_id):
-        return Response(self.get_serializer(self.image()).data)
+        return self.answer(PRODUCT_IMAGE, self.image())
 
     def put(self, request, store_id, product_id, image_id):
         data = self.validated_body(ProductImageWriteSerializer, partial=True)
-        return Response(self.get_serializer(images.update_image(self.image(), data)).data)
+        return self.answer(PRODUCT_IMAGE, images.update_image(self.image(), data))
 
     def delete(self, request, store_id, product_id, image_id):
         images.delete_image(self.image())
@@ -302,13 +300,11 @@ class ImageDetailView(CatalogView):
 
 
 class CategoryView(CatalogView):
-    serializer_class = CategorySerializer
+    serializer_class = CATEGORY.serializer
     queryset = Category.objects.all()
 
     def categories(self):
-        return Category.objects.filter(store=self.store).prefetch_related(
-            Prefetch("children", queryset=Category.objects.only("id", "parent_id"))
-        )
+        return Category.objects.filter(store=self.store)
 
     def category(self) -> Category:
         return self.one(
@@ -317,37 +313,44 @@ class CategoryView(CatalogView):
             "Category",
         )
 
+    def one_category(self, pk, status: int = 200):
+        found = rows.read(rows.values(self.categories().filter(pk=pk), CATEGORY))
+        if not found:
+            raise NotFound("Category with such id does not exist")
+        return mark_plain(Response(rows.render_categories(self.store, found)[0], status=status))
+
 
 @extend_schema_view(
     get=extend_schema(
-        parameters=[filters.CategoryFilters], responses=CategorySerializer(many=True)
+        parameters=CATEGORY_FILTERS.parameters, responses=CATEGORY.serializer(many=True)
     ),
-    post=extend_schema(request=CategoryWriteSerializer, responses={201: CategorySerializer}),
+    post=extend_schema(request=CategoryWriteSerializer, responses={201: CATEGORY.serializer}),
 )
 class CategoryListView(CategoryView):
     def get(self, request, store_id):
-        params = filters.validated(filters.CategoryFilters, request)
-        return self.page(filters.filter_categories(self.categories(), params, self.store))
+        params = filters.validated(CATEGORY_FILTERS, request)
+        found = filters.filtered(CATEGORY_FILTERS, self.categories(), params, self.store)
+        page = self.paginate_queryset(rows.Rows(rows.values(found.order_by("id"), CATEGORY)))
+        return mark_plain(self.get_paginated_response(rows.render_categories(self.store, page)))
 
     def post(self, request, store_id):
         category = categories.create_category(
             self.store, self.validated_body(CategoryWriteSerializer)
         )
-        return Response(self.get_serializer(self.categories().get(pk=category.pk)).data, status=201)
+        return self.one_category(category.pk, status=201)
 
 
 @extend_schema_view(
-    put=extend_schema(request=CategoryWriteSerializer, responses=CategorySerializer),
+    put=extend_schema(request=CategoryWriteSerializer, responses=CATEGORY.serializer),
 )
 class CategoryDetailView(CategoryView):
     def get(self, request, store_id, category_id):
-        category = self.one(self.categories(), category_id, "Category")
-        return Response(self.get_serializer(category).data)
+        return self.one_category(category_id)
 
     def put(self, request, store_id, category_id):
         data = self.validated_body(CategoryWriteSerializer, partial=True)
         categories.update_category(self.category(), data)
-        return Response(self.get_serializer(self.categories().get(pk=category_id)).data)
+        return self.one_category(category_id)
 
     def delete(self, request, store_id, category_id):
         categories.delete_category(self.category())
@@ -359,7 +362,7 @@ class CategoryDetailView(CategoryView):
 
 class ScriptView(CatalogView):
     resource_scope = "scripts"
-    serializer_class = ScriptSerializer
+    serializer_class = SCRIPT.serializer
     queryset = Script.objects.all()
 
     def scripts(self):
@@ -368,31 +371,32 @@ class ScriptView(CatalogView):
 
 
 @extend_schema_view(
-    get=extend_schema(parameters=[filters.ScriptFilters], responses=ScriptSerializer(many=True)),
-    post=extend_schema(request=ScriptWriteSerializer, responses={201: ScriptSerializer}),
+    get=extend_schema(parameters=SCRIPT_FILTERS.parameters, responses=SCRIPT.serializer(many=True)),
+    post=extend_schema(request=ScriptWriteSerializer, responses={201: SCRIPT.serializer}),
 )
 class ScriptListView(ScriptView):
     def get(self, request, store_id):
-        params = filters.validated(filters.ScriptFilters, request)
-        return self.page(filters.filter_scripts(self.scripts(), params))
+        params = filters.validated(SCRIPT_FILTERS, request)
+        found = filters.filtered(SCRIPT_FILTERS, self.scripts(), params)
+        return self.page(found.order_by("id"), SCRIPT)
 
     def post(self, request, store_id):
         data = self.validated_body(ScriptWriteSerializer)
         script = scripts.create_script(self.store, self.request.auth.app, data)
-        return Response(self.get_serializer(script).data, status=201)
+        return self.answer(SCRIPT, script, status=201)
 
 
 @extend_schema_view(
-    put=extend_schema(request=ScriptWriteSerializer, responses=ScriptSerializer),
+    put=extend_schema(request=ScriptWriteSerializer, responses=SCRIPT.serializer),
 )
 class ScriptDetailView(ScriptView):
     def get(self, request, store_id, script_id):
-        return Response(self.get_serializer(self.one(self.scripts(), script_id, "Script")).data)
+        return self.answer(SCRIPT, self.one(self.scripts(), script_id, "Script"))
 
     def put(self, request, store_id, script_id):
         data = self.validated_body(ScriptWriteSerializer, partial=True)
         script = self.one(self.scripts(), script_id, "Script")
-        return Response(self.get_serializer(scripts.update_script(script, data)).data)
+        return self.answer(SCRIPT, scripts.update_script(script, data))
 
     def delete(self, request, store_id, script_id):
         scripts.delete_script(self.one(self.scripts(), script_id, "Script"))

@@ -1,21 +1,10 @@
-"""Wire names of the /webhooks resource (Tiendanube section 11.1) and its list filters."""
+"""The /webhooks body (Tiendanube section 11.1); the answer is the `WEBHOOK` record."""
 
 from rest_framework import serializers
 
-from storefront.api.filters import TimeFilters
-from storefront.api.serializers.fields import BLANK, TimestampField
-from storefront.models import EVENTS, Webhook
+from storefront.api.serializers.fields import BLANK
+from storefront.models import EVENTS
 from storefront.services import webhooks
-
-
-class WebhookSerializer(serializers.ModelSerializer):
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = Webhook
-        fields = ["id", "url", "event", "created_at", "updated_at"]
-        read_only_fields = fields
 
 
 class WebhookWriteSerializer(serializers.Serializer):
@@ -39,8 +28,3 @@ class WebhookWriteSerializer(serializers.Serializer):
         if errors := webhooks.event_errors(value):
             raise serializers.ValidationError(errors)
         return value
-
-
-class WebhookFilters(TimeFilters):
-    url = serializers.CharField(max_length=1000, required=False)
-    event = serializers.CharField(max_length=50, required=False)

@@ -7,18 +7,16 @@ from rest_framework.response import Response
 
 from storefront.api import filters
 from storefront.api.base import TiendanubeViewMixin
+from storefront.api.filters import WEBHOOK_FILTERS
+from storefront.api.serializers.records import WEBHOOK
 from storefront.api.views import request_data
-from storefront.api.webhook_serializers import (
-    WebhookFilters,
-    WebhookSerializer,
-    WebhookWriteSerializer,
-)
+from storefront.api.webhook_serializers import WebhookWriteSerializer
 from storefront.models import Webhook
 from storefront.services import webhooks
 
 
 class WebhookView(TiendanubeViewMixin, GenericAPIView):
-    serializer_class = WebhookSerializer
+    serializer_class = WEBHOOK.serializer
     queryset = Webhook.objects.all()
 
     def webhooks(self):
@@ -38,36 +36,33 @@ class WebhookView(TiendanubeViewMixin, GenericAPIView):
 
 
 @extend_schema_view(
-    get=extend_schema(parameters=[WebhookFilters], responses=WebhookSerializer(many=True)),
-    post=extend_schema(request=WebhookWriteSerializer, responses={201: WebhookSerializer}),
+    get=extend_schema(
+        parameters=WEBHOOK_FILTERS.parameters, responses=WEBHOOK.serializer(many=True)
+    ),
+    post=extend_schema(request=WebhookWriteSerializer, responses={201: WEBHOOK.serializer}),
 )
 class WebhookListView(WebhookView):
     def get(self, request, store_id):
-        params = filters.validated(WebhookFilters, request)
-        queryset = filters.filter_by_time(self.webhooks(), params)
-        for field in ("url", "event"):
-            if field in params:
-                queryset = queryset.filter(**{field: params[field]})
-        page = self.paginate_queryset(queryset.order_by("id"))
-        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+        params = filters.validated(WEBHOOK_FILTERS, request)
+        found = filters.filtered(WEBHOOK_FILTERS, self.webhooks(), params)
+        return self.page(found.order_by("id"), WEBHOOK)
 
     def post(self, request, store_id):
         data = self.body(partial=False)
         webhook = webhooks.create_webhook(request.auth, **data)
-        return Response(self.get_serializer(webhook).data, status=201)
+        return self.answer(WEBHOOK, webhook, status=201)
 
 
 @extend_schema_view(
-    put=extend_schema(request=WebhookWriteSerializer, responses=WebhookSerializer),
+    put=extend_schema(request=WebhookWriteSerializer, responses=WEBHOOK.serializer),
 )
 class WebhookDetailView(WebhookView):
     def get(self, request, store_id, webhook_id):
-        return Response(self.get_serializer(self.webhook()).data)
+        return self.answer(WEBHOOK, self.webhook())
 
     def put(self, request, store_id, webhook_id):
         data = self.body(partial=True)
-        webhook = webhooks.update_webhook(self.webhook(), **data)
-        return Response(self.get_serializer(webhook).data)
+        return self.answer(WEBHOOK, webhooks.update_webhook(self.webhook(), **data))
 
     def delete(self, request, store_id, webhook_id):
         self.webhook().delete()

@@ -54,6 +54,11 @@ def create_category(store: Store, data: dict) -> Category:
 def update_category(category: Category, data: dict) -> Category:
     store = category.store
     with transaction.atomic():
+        if "parent" in data:
+            # Moves within a store one at a time, the store's row first: two opposite
+            # moves at once each passed the ancestor check on the other's old parent and
+            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500).
+            Store.objects.select_for_update().filter(pk=store.pk).first()
         category = Category.objects.select_for_update().get(pk=category.pk)
         for field in ("name", "description"):
             if field in data:

@@ -108,3 +108,24 @@ def test_nul_character_in_a_json_body_is_refused_not_500(client, admin_user, pat
     )
     assert response.status_code == status
     assert check(response.json())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("depth", [200, 100_000])
+@pytest.mark.parametrize(
+    ("path", "check"),
+    [
+        ("/api/v2.0/projects", lambda body: body["errors"][0]["code"] == "UNPROCESSABLE_ENTITY"),
+        ("/api/v1/user/repos", lambda body: "nested too deeply" in body["message"]),
+    ],
+)
+def test_deeply_nested_json_body_is_refused_not_500(client, admin_user, path, check, depth):
+    # 200 levels parse, but walking them recursed past Python's limit; 100,000 do not parse.
+    response = client.post(
+        path,
+        data='{"project_name": "a", "name": ' + "[" * depth + "]" * depth + "}",
+        content_type="application/json",
+        HTTP_AUTHORIZATION="Basic " + base64.b64encode(b"admin:password").decode(),
+    )
+    assert response.status_code == 422
+    assert check(response.json())

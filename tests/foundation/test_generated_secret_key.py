@@ -42,3 +42,14 @@ def test_processes_starting_together_on_a_new_data_dir_agree_on_one_key(tmp_path
     assert len(keys) == 1 and len(keys.pop()) == 64
     assert [p.name for p in data_dir.iterdir()] == ["secret_key"]
     assert oct((data_dir / "secret_key").stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_new_data_dir_is_readable_by_its_owner_only(tmp_path, monkeypatch):
+    """DATA_DIR holds the database (password hashes, app client secrets), the generated
+    secret key and the blobs: created by the server, other local accounts cannot enter it
+    (the SQLite file itself is created with the umask's usual 0644)."""
+    from config.env import data_dir
+
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "new" / "data"))
+    created = data_dir(tmp_path)
+    assert created.stat().st_mode & 0o777 == 0o700

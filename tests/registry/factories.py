@@ -96,7 +96,9 @@ def push(project, repository: str, tag: str | None = "latest", seed: str | None 
         repository if repository.startswith(project.name + "/") else f"{project.name}/{repository}"
     )
     with transaction.atomic():
-        blob, _ = Blob.objects.get_or_create(digest=digest, defaults={"size": size})
+        blob, _ = Blob.objects.get_or_create(
+            digest=digest, defaults={"size": size, "object_name": f"blobs/{digest}"}
+        )
         RepositoryBlob.objects.get_or_create(repository_name=full_name, blob=blob)
         return artifacts.record_artifact_push(
             project,

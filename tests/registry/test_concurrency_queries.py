@@ -1,6 +1,7 @@
 """Concurrent creates against PostgreSQL, and list endpoints at a constant query count."""
 
 import threading
+import time
 
 import pytest
 from django.db import connection
@@ -92,3 +93,61 @@ def test_artifact_list_query_count_is_constant(
     data = response.json()
     assert len(data) == page_size
     assert all(len(a["tags"]) == 2 and a["labels"] for a in data)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("count", [5, 50])
+def test_search_query_count_is_constant(count, alice, django_assert_max_num_queries):
+    viewer = _seed_projects(alice, count)
+    client = client_for(viewer)
+    client.get("/api/v2.0/projects")
+    with django_assert_max_num_queries(9):
+        response = client.get(f"/api/v2.0/search?q=q{count}")
+    data = response.json()
+    assert len(data["project"]) == count
+    assert len(data["repository"]) == count
+    # go-swagger leaves false out.
+    assert {r.get("project_public", False) for r in data["repository"]} == {True, False}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("count", [5, 50])
+def test_member_and_user_lists_query_count_is_constant(
+    count, alice, admin_client, django_assert_max_num_queries
+):
+    project = ProjectFactory(name=f"crowd{count}", owner=alice)
+    for n in range(count):
+        MemberFactory(project=project, user=UserFactory(username=f"m{count}-{n:03d}"))
+    admin_client.get("/api/v2.0/projects")
+    with django_assert_max_num_queries(6):
+        members = admin_client.get(f"/api/v2.0/projects/crowd{count}/members?page_size=100")
+    assert len(members.json()) == count + 1
+    with django_assert_max_num_queries(6):
+        users = admin_client.get("/api/v2.0/users?page_size=100")
+    assert len(users.json()) == count + 1
+
+
+def test_schema_tables_are_computed_once_by_concurrent_first_requests():
+    """A web process's threads answering their first requests together parse Harbor's
+    schema once, not once each."""
+    from registry.api.harbor_schema import once
+
+    calls = []
+    barrier = threading.Barrier(8)
+
+    @once
+    def table():
+        calls.append(1)
+        time.sleep(0.05)  # a slow first computation: the other threads arrive meanwhile
+        return {"ready": True}
+
+    def first_request():
+        barrier.wait(timeout=5)
+        assert table() == {"ready": True}
+
+    threads = [threading.Thread(target=first_request) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1

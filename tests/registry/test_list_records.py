@@ -148,3 +148,35 @@ def test_member_of_no_project_sees_public_rows_without_roles(world):
     (item,) = client.get("/api/v2.0/projects").json()
     assert item["name"] == "shared"
     assert "current_user_role_id" not in item and item["current_user_role_ids"] is None
+
+
+@pytest.mark.django_db
+def test_database_formatted_times_equal_harbor_time(alice, admin_client):
+    """Project and audit lists take their times from the database (HarborTime, an SQLite
+    and a PostgreSQL branch): the same text harbor_time writes, milliseconds truncated,
+    whole seconds included."""
+    from datetime import UTC, datetime
+
+    from registry.api.serializers.fields import harbor_time
+    from registry.models import AuditLog, Project
+
+    moments = [
+        datetime(2026, 3, 4, 5, 6, 7, 0, tzinfo=UTC),
+        datetime(2026, 3, 4, 5, 6, 7, 999999, tzinfo=UTC),
+        datetime(1999, 12, 31, 23, 59, 59, 500, tzinfo=UTC),
+        datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC),
+    ]
+    for n, moment in enumerate(moments):
+        project = ProjectFactory(name=f"timed{n}", owner=alice)
+        Project.objects.filter(pk=project.pk).update(creation_time=moment, update_time=moment)
+        AuditLog.objects.create(
+            project_id=project.pk, operation="create", resource_type="project",
+            resource=project.name, username="alice", op_time=moment,
+        )  # fmt: skip
+    expected = [harbor_time(moment) for moment in moments]
+    assert expected[1] == "2026-03-04T05:06:07.999Z"
+    listed = admin_client.get("/api/v2.0/projects?name=timed&sort=name").json()
+    assert [p["creation_time"] for p in listed] == expected
+    assert [p["update_time"] for p in listed] == expected
+    logs = admin_client.get("/api/v2.0/audit-logs?sort=id&page_size=100").json()
+    assert [log["op_time"] for log in logs if log["resource"].startswith("timed")] == expected

@@ -144,6 +144,17 @@ def test_list_visibility_and_shape(anon, alice_client, bob_client, alice, bob, a
     assert "current_user_role_id" not in anon_item
 
 
+def test_a_link_header_never_carries_a_line_break(admin_client, alice):
+    """Harbor unescapes the query it writes in Link; a CR or LF there becomes a space, as
+    Go's header writer does (it was a 500: Django refuses a header holding a newline)."""
+    for n in range(3):
+        ProjectFactory(name=f"dev{n:02d}", owner=alice)
+    response = admin_client.get("/api/v2.0/projects?page_size=1&x=a%0D%0AX-Evil:1")
+    assert response.status_code == 200
+    assert response["Link"] == '</api/v2.0/projects?page=2&page_size=1&x=a  X-Evil:1>; rel="next"'
+    assert not response.has_header("X-Evil")
+
+
 def test_list_filters_q_sort_and_paging(admin_client, alice):
     for n in range(12):
         ProjectFactory(name=f"dev{n:02d}", owner=alice, public=n % 2 == 0)

@@ -14,11 +14,11 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 
-from registry.api import validation
+from registry.api import harbor_schema, validation
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA = yaml.safe_load(validation.SCHEMA_FILE.read_text())
+SCHEMA = yaml.safe_load(harbor_schema.SCHEMA_FILE.read_text())
 PATH_VALUES = {"repository_name": "repo", "reference": "latest", "meta_name": "public"}
 INT_TYPES = {"int32": "int32", "int8": "int8", "uint64": "uint64"}
 LIST = "validation failure list:\n"
@@ -34,7 +34,7 @@ def resolve(node):
 def served():
     """(template, method, Harbor operation) for each method our routes serve."""
     paths = {path.strip("/"): item for path, item in SCHEMA["paths"].items()}
-    for path, methods in sorted(validation.served().items()):
+    for path, methods in sorted(harbor_schema.served().items()):
         for method, op in paths[path].items():
             if method in methods:
                 yield path, method, op

@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from registry.distribution import storage
+from registry.distribution import hashing
 from tests.registry_oci.conftest import sha256
 
 
@@ -100,7 +100,7 @@ def test_upload_resumes_without_the_process_that_started_it(reg, monkeypatch):
     location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
     reg.request("PATCH", location, data=data[:2000], headers={"Content-Range": "0-1999"})
     # A restart loses everything held in memory (the running digest included).
-    monkeypatch.setattr(storage, "_hashers", storage._RunningHashers())
+    monkeypatch.setattr(hashing, "running", hashing.RunningHashers())
     assert reg.request("GET", location).headers["Range"] == "0-1999"
     reg.request(
         "PATCH", location, data=data[2000:], headers={"Content-Range": f"2000-{len(data) - 1}"}

@@ -213,6 +213,72 @@ def test_invalid_manifests(reg):
     assert error_code(huge) == "SIZE_INVALID"
 
 
+def test_manifests_with_members_that_cannot_be_recorded_are_invalid(reg):
+    """Members Distribution decodes into typed Go fields, nesting no decoder takes and
+    strings the database cannot hold are MANIFEST_INVALID, never a 500, and record nothing."""
+    config = b"{}"
+    reg.upload("team/app", config)
+    good = {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "config": descriptor(OCI_CONFIG, config),
+        "layers": [],
+    }
+    child = {"mediaType": OCI_MANIFEST, "digest": sha256(b"c"), "size": 1}
+    index = {"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": [child]}
+    deep = "[" * 100_000 + "]" * 100_000
+    cases = [
+        (b'{"schemaVersion": 2, "layers": ' + deep.encode() + b"}", OCI_MANIFEST),
+        (json.dumps({**good, "x": json.loads("[" * 300 + "]" * 300)}).encode(), OCI_MANIFEST),
+        (json.dumps({**good, "annotations": "text"}).encode(), OCI_MANIFEST),
+        (json.dumps({**good, "annotations": {"a": 1}}).encode(), OCI_MANIFEST),
+        (json.dumps({**good, "annotations": {"a": "b\x00"}}).encode(), OCI_MANIFEST),
+        (json.dumps({**good, "artifactType": {"a": "b"}}).encode(), OCI_MANIFEST),
+        (json.dumps({**good, "artifactType": "x" * 256}).encode(), OCI_MANIFEST),
+        (
+            json.dumps({**good, "config": {**good["config"], "mediaType": ["x"]}}).encode(),
+            OCI_MANIFEST,
+        ),
+        (
+            json.dumps({**good, "config": {**good["config"], "mediaType": "x\x00"}}).encode(),
+            OCI_MANIFEST,
+        ),
+        (json.dumps({**index, "manifests": [{**child, "platform": "linux"}]}).encode(), OCI_INDEX),
+        (json.dumps({**index, "manifests": [{**child, "urls": [1]}]}).encode(), OCI_INDEX),
+    ]
+    for body, content_type in cases:
+        response = reg.request(
+            "PUT", "/v2/team/app/manifests/v1", data=body, headers={"Content-Type": content_type}
+        )
+        assert response.status_code == 400, body[:100]
+        assert error_code(response) == "MANIFEST_INVALID"
+    assert not Artifact.objects.exists()
+
+
+def test_an_image_config_that_cannot_be_recorded_gives_no_extra_attrs(reg):
+    """The config is the client's bytes: one too deep for the decoder, or holding a NUL,
+    is pushed as an image without its attributes (not a 500)."""
+    for tag, config in (
+        ("deep", b'{"os": "linux", "config": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        ("nested", json.dumps({"os": "linux", "config": json.loads("[" * 300 + "]" * 300)})),
+        ("nul", json.dumps({"os": "linux\x00"}).encode()),
+    ):
+        config = config if isinstance(config, bytes) else config.encode()
+        reg.upload("team/app", config)
+        document = {
+            "schemaVersion": 2,
+            "mediaType": OCI_MANIFEST,
+            "config": descriptor(OCI_CONFIG, config),
+            "layers": [],
+        }
+        response, digest = reg.put_manifest("team/app", tag, document, OCI_MANIFEST)
+        assert response.status_code == 201, response.text
+        assert Artifact.objects.get(digest=digest).extra_attrs is None
+    listed = reg.request("GET", "/api/v2.0/projects/team/repositories/app/artifacts")
+    assert listed.status_code == 200
+    assert len(listed.json()) == 3
+
+
 def test_unknown_manifest_and_repository(reg):
     reg.push_image("team/app", "v1")
     missing_tag = reg.request("GET", "/v2/team/app/manifests/nope")

@@ -2,6 +2,8 @@
 ?token=, ?access_token= and every other secret query parameter, in the request line and
 the referer, are written as [REDACTED]; the rest of the line stays useful."""
 
+import re
+
 import pytest
 import requests
 
@@ -51,3 +53,7 @@ def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
     assert "code=[REDACTED]&page=2 HTTP/1.1" in lines[0]
     assert "GET /api/v2.0/projects?page=3;token=[REDACTED] HTTP/1.1" in lines[1]
     assert "GET /v1/1/products?access_token=[REDACTED] HTTP/1.1" in lines[2]
+    # The whole line as config.gunicorn's access_log_format has it.
+    shape = r'^127\.0\.0\.1 "GET /v1/1/products\?access_token=\[REDACTED\] HTTP/1\.1"'
+    shape += r" \d{3} \d+ \d+ms rid=[0-9a-f-]{36}$"
+    assert re.search(shape, lines[2]), lines[2]

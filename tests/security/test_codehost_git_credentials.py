@@ -101,3 +101,41 @@ def test_a_read_only_token_clones_but_cannot_push(live_server, alice, tmp_path):
     assert pushed.returncode != 0 and "403" in pushed.stderr
     answer = refs_answer(live_server, "alice/closed.git", basic("alice", raw), "git-receive-pack")
     assert (answer.status_code, answer.text) == (403, "token does not have the required scope\n")
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        "objects/../config",
+        "objects/../../closed.git/config",
+        "objects/%2e%2e/config",
+        "objects/x/../../config",
+        "objects/info/../../config",
+        "objects/info/..",
+        "objects/ab/not-a-hash",
+    ],
+)
+def test_git_paths_outside_gitea_s_dumb_http_routes_are_404(client, alice, rest):
+    """Only Gitea's routes (info/refs, the two services, HEAD, objects/info/*, loose objects,
+    pack files) reach git; anything else, `..` included, is 404 (git refused it with a 500)."""
+    response = client.get(f"/alice/open.git/{rest}")
+    assert response.status_code == 404
+    assert b"[core]" not in response.content
+
+
+@pytest.mark.parametrize("path", ["alice%00/open.git", "alice/open%00.git"])
+def test_a_name_holding_a_nul_is_no_repository(client, alice, path):
+    # Was a 500 on PostgreSQL, which cannot compare text holding a NUL.
+    response = client.get(f"/{path}/info/refs", {"service": "git-upload-pack"})
+    assert response.status_code == 404
+
+
+def test_gitea_s_dumb_http_routes_still_answer(client, alice):
+    path = codehost_git.repo_path("alice", "open")
+    packs = client.get("/alice/open.git/objects/info/packs")
+    assert packs.status_code == 200
+    head = client.get("/alice/open.git/HEAD")
+    assert head.status_code == 200
+    loose = next((path / "objects").glob("[0-9a-f][0-9a-f]/*"))
+    found = client.get(f"/alice/open.git/objects/{loose.parent.name}/{loose.name}")
+    assert found.status_code == 200

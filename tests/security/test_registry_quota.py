@@ -5,7 +5,6 @@ manifest cannot make its blobs look smaller than they are."""
 
 import json
 
-from registry.distribution import storage
 from registry.models import Artifact, Project
 from tests.registry_oci.conftest import OCI_CONFIG, OCI_LAYER, OCI_MANIFEST, descriptor
 from tests.security.registry_support import (  # noqa: F401
@@ -43,7 +42,7 @@ def test_a_manifest_declaring_other_sizes_than_the_stored_blobs_is_refused(reg):
     assert used(reg) == before
 
 
-def test_blobs_count_when_uploaded_even_if_no_manifest_references_them(reg):
+def test_blobs_count_when_uploaded_even_if_no_manifest_references_them(reg, blob_storage):
     Project.objects.filter(name="team").update(storage_limit=3000)
     reg.upload("team/app", b"a" * 1500)
     assert used(reg) == 1500
@@ -63,7 +62,7 @@ def test_blobs_count_when_uploaded_even_if_no_manifest_references_them(reg):
     assert reg.request("HEAD", f"/v2/team/app/blobs/{sha256(chunk)}").status_code == 404
     assert used(reg) == 2500
     # Refused before its bytes were moved: nothing stored that no project is charged for.
-    assert not storage.blob_storage().exists(storage.blob_path(sha256(chunk)))
+    assert not blob_storage.blob_stored(sha256(chunk))
 
 
 def test_mounting_a_blob_into_a_full_project_is_refused(reg, registry_url):
@@ -99,7 +98,7 @@ def test_concurrent_uploads_cannot_together_pass_the_limit(reg):
     assert used(reg) == 600
 
 
-def test_a_manifest_refused_for_quota_leaves_nothing_stored(reg):
+def test_a_manifest_refused_for_quota_leaves_nothing_stored(reg, blob_storage):
     """A refused push writes nothing: repeated refused manifests (up to 4 MiB each) would
     otherwise fill the disk with bytes no project is charged for."""
     from registry.distribution.models import Blob
@@ -117,5 +116,5 @@ def test_a_manifest_refused_for_quota_leaves_nothing_stored(reg):
         assert response.status_code == 403, response.text
         assert response.json()["errors"][0]["code"] == "DENIED"
         assert not Blob.objects.filter(digest=digest).exists()
-        assert not storage.blob_storage().exists(storage.blob_path(digest))
+        assert not blob_storage.blob_stored(digest)
     assert used(reg) == 0

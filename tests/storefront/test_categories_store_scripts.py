@@ -108,3 +108,53 @@ def test_an_app_sees_only_its_own_scripts(api, store, client):
     assert api.get("scripts").json() == []
     headers = {"Authentication": f"bearer {issue_token(other_app)}", "User-Agent": "x (y)"}
     assert len(client.get(f"/v1/{store.pk}/scripts", headers=headers).json()) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reparenting_never_makes_a_cycle(store):
+    """A -> under B and B -> under A at once: each ancestor check read the other's old
+    parent, and the two transactions then deadlocked on PostgreSQL's deferred foreign key
+    checks (one request a 500). The second must wait for the first and be refused."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from storefront.errors import Invalid
+    from storefront.models import Category
+    from storefront.services.categories import update_category
+
+    first, second = CategoryFactory(store=store), CategoryFactory(store=store)
+    moved, outcomes = threading.Event(), {}
+
+    def put_first_under_second():
+        try:
+            with transaction.atomic():
+                update_category(Category.objects.get(pk=first.pk), {"parent": second.pk})
+                moved.set()
+                time.sleep(1)  # the other request arrives while this one is uncommitted
+            outcomes["first"] = "moved"
+        finally:
+            moved.set()
+            connection.close()
+
+    def put_second_under_first():
+        moved.wait(10)
+        try:
+            update_category(Category.objects.get(pk=second.pk), {"parent": first.pk})
+            outcomes["second"] = "moved"
+        except Invalid:
+            outcomes["second"] = "refused"
+        except Exception as exc:
+            outcomes["second"] = repr(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=put_first_under_second),
+               threading.Thread(target=put_second_under_first)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes == {"first": "moved", "second": "refused"}
+    assert Category.objects.get(pk=second.pk).parent_id is None

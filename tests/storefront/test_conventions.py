@@ -65,6 +65,13 @@ def test_invalid_json_is_400_with_error_key(api):
     assert response.json() == {"error": "Problems parsing JSON"}
 
 
+@pytest.mark.parametrize("depth", [200, 100_000])
+def test_deeply_nested_json_is_400_not_500(api, depth):
+    response = api.post("products", '{"name": ' + "[" * depth + "]" * depth + "}")
+    assert response.status_code == 400
+    assert response.json() == {"error": "Problems parsing JSON"}
+
+
 def test_invalid_fields_are_422_field_map(api):
     response = api.post("products", {"invalid_name": "x"})
     assert response.status_code == 422

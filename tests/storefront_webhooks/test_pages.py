@@ -134,6 +134,12 @@ def test_unknown_or_unpublished_pages_are_404(client, store):
     assert client.get(f"/stores/{huge}/products/1/").status_code == 404
     assert client.get(f"/stores/{store.pk}/products/{huge}/").status_code == 404
     assert client.get(f"/stores/{store.pk}/categories/{huge}/").status_code == 404
+    # Superscript two passes str.isdigit but is no number: a handle no page has (was a 500).
+    assert client.get(f"/stores/{store.pk}/products/%C2%B2/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/categories/%C2%B2/").status_code == 404
+    # No handle holds a NUL (a 500 on PostgreSQL, which cannot compare one).
+    assert client.get(f"/stores/{store.pk}/products/a%00b/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/categories/a%00b/").status_code == 404
 
 
 def test_app_scripts_follow_event_where_and_suspension(client, store):

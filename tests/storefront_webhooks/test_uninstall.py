@@ -102,7 +102,8 @@ def test_owners_see_and_uninstall_only_their_own_installations(client):
 
     page = client.get(PAGE).content.decode()
     assert mine.app.name in page and theirs.app.name not in page
-    for bad in (theirs.pk, "x", "9" * 40, ""):
+    # "²" passes str.isdigit but is no number (was a 500).
+    for bad in (theirs.pk, "x", "9" * 40, "", "\u00b2"):
         assert client.post(PAGE, {"installation": bad}).status_code == 404
     assert Installation.objects.count() == 2
     assert client.put(PAGE).status_code == 405

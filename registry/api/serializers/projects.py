@@ -18,7 +18,6 @@ from registry.api.serializers.fields import (
     documented,
     documented_string,
     harbor_record,
-    harbor_time,
     null_when_empty,
 )
 from registry.models import ProjectMetadata, Role
@@ -83,8 +82,9 @@ PROJECT = harbor_record(
         "owner_id": Field(_out(serializers.IntegerField)),
         "name": Field(_out(serializers.CharField)),
         "registry_id": Field(_out(serializers.IntegerField, allow_null=True)),
-        "creation_time": Field(HarborTimeField(), convert=harbor_time, omit=ALWAYS),
-        "update_time": Field(HarborTimeField(), convert=harbor_time, omit=ALWAYS),
+        # Formatted by the database (project_rows annotates them).
+        "creation_time": Field(HarborTimeField(), "creation_time_text", omit=ALWAYS),
+        "update_time": Field(HarborTimeField(), "update_time_text", omit=ALWAYS),
         "owner_name": Field(serializers.CharField(read_only=True), get=_owner_name),
         "current_user_role_id": Field(
             serializers.IntegerField(read_only=True),
@@ -198,23 +198,30 @@ class ProjectSummarySerializer(HarborSerializer):
 # --- members --------------------------------------------------------------------------------
 
 
-class ProjectMemberEntitySerializer(HarborSerializer):
-    id = _out(serializers.IntegerField, source="pk")
-    project_id = _out(serializers.IntegerField)
-    entity_name = serializers.SerializerMethodField()
-    role_name = serializers.SerializerMethodField()
-    role_id = _out(serializers.IntegerField, source="role")
-    entity_id = serializers.SerializerMethodField()
-    entity_type = _out(serializers.CharField)
-
-    def get_entity_name(self, member) -> str:
-        return member.user.username if member.user_id else member.group.group_name
-
-    def get_role_name(self, member) -> str:
-        return Role(member.role).label
-
-    def get_entity_id(self, member) -> int:
-        return member.user_id or member.group_id
+# A member row holds the user's or the group's columns, the other side's being None.
+MEMBER = harbor_record(
+    "ProjectMemberEntity",
+    {
+        "id": Field(_out(serializers.IntegerField), "pk"),
+        "project_id": Field(_out(serializers.IntegerField)),
+        "entity_name": Field(
+            serializers.CharField(read_only=True),
+            get=lambda row, context: row["user__username"] or row["group__group_name"],
+        ),
+        "role_name": Field(
+            serializers.CharField(read_only=True), "role", convert=lambda role: Role(role).label
+        ),
+        "role_id": Field(_out(serializers.IntegerField), "role"),
+        "entity_id": Field(
+            serializers.IntegerField(read_only=True),
+            get=lambda row, context: row["user_id"] or row["group_id"],
+        ),
+        "entity_type": Field(
+            _out(serializers.CharField), get=lambda row, context: "u" if row["user_id"] else "g"
+        ),
+    },
+    extra_columns=("user_id", "group_id", "user__username", "group__group_name"),
+)
 
 
 class UserEntitySerializer(serializers.Serializer):
@@ -222,17 +229,24 @@ class UserEntitySerializer(serializers.Serializer):
     username = StrictCharField(required=False, allow_blank=True)
 
 
-class UserGroupSerializer(HarborSerializer):
-    id = _out(serializers.IntegerField)
-    group_name = _out(serializers.CharField, allow_blank=True)
-    group_type = _out(serializers.IntegerField)
-    ldap_group_dn = _out(serializers.CharField, allow_blank=True)
+USER_GROUP = harbor_record(
+    "UserGroup",
+    {
+        "id": Field(_out(serializers.IntegerField)),
+        "group_name": Field(_out(serializers.CharField, allow_blank=True)),
+        "group_type": Field(_out(serializers.IntegerField)),
+        "ldap_group_dn": Field(_out(serializers.CharField, allow_blank=True)),
+    },
+)
 
-
-class UserGroupSearchItemSerializer(HarborSerializer):
-    id = _out(serializers.IntegerField)
-    group_name = _out(serializers.CharField)
-    group_type = _out(serializers.IntegerField)
+USER_GROUP_SEARCH_ITEM = harbor_record(
+    "UserGroupSearchItem",
+    {
+        "id": Field(_out(serializers.IntegerField)),
+        "group_name": Field(_out(serializers.CharField)),
+        "group_type": Field(_out(serializers.IntegerField)),
+    },
+)
 
 
 class MemberGroupSerializer(serializers.Serializer):

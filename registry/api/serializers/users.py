@@ -3,7 +3,9 @@
 from rest_framework import serializers
 
 from config.limits import INT64_MAX
+from config.records import Field
 from registry.api.serializers.fields import (
+    ALWAYS,
     NAME_PATTERN,
     HarborSerializer,
     HarborTimeField,
@@ -12,44 +14,40 @@ from registry.api.serializers.fields import (
     StrictIntegerField,
     _out,
     documented_string,
+    harbor_record,
+    harbor_time,
 )
 from registry.api.serializers.projects import PROJECT
 from registry.services.users import EMAIL_PATTERN, PASSWORD_PATTERN
 
+USER = harbor_record(
+    "UserResp",
+    {
+        "user_id": Field(_out(serializers.IntegerField), "pk"),
+        "username": Field(_out(serializers.CharField)),
+        "email": Field(_out(serializers.CharField)),
+        # The profile is an outer join: a user without one has no real name or comment.
+        "realname": Field(serializers.CharField(read_only=True), "harbor_profile__realname"),
+        "comment": Field(serializers.CharField(read_only=True), "harbor_profile__comment"),
+        "sysadmin_flag": Field(_out(serializers.BooleanField), "is_superuser", omit=ALWAYS),
+        "admin_role_in_auth": Field(
+            serializers.BooleanField(read_only=True),
+            "harbor_profile__admin_role_in_auth",
+            convert=bool,
+            omit=ALWAYS,
+        ),
+        "creation_time": Field(HarborTimeField(), "date_joined", convert=harbor_time),
+        "update_time": Field(HarborTimeField(), "date_joined", convert=harbor_time),
+    },
+)
 
-class UserRespSerializer(HarborSerializer):
-    always = frozenset({"sysadmin_flag", "admin_role_in_auth"})
-
-    user_id = _out(serializers.IntegerField, source="pk")
-    username = _out(serializers.CharField)
-    email = _out(serializers.CharField)
-    realname = serializers.SerializerMethodField()
-    comment = serializers.SerializerMethodField()
-    sysadmin_flag = _out(serializers.BooleanField, source="is_superuser")
-    admin_role_in_auth = serializers.SerializerMethodField()
-    creation_time = HarborTimeField(source="date_joined")
-    update_time = HarborTimeField(source="date_joined")
-
-    @staticmethod
-    def _profile(user):
-        return getattr(user, "harbor_profile", None)
-
-    def get_realname(self, user) -> str:
-        profile = self._profile(user)
-        return profile.realname if profile else ""
-
-    def get_comment(self, user) -> str:
-        profile = self._profile(user)
-        return profile.comment if profile else ""
-
-    def get_admin_role_in_auth(self, user) -> bool:
-        profile = self._profile(user)
-        return bool(profile and profile.admin_role_in_auth)
-
-
-class UserSearchRespItemSerializer(HarborSerializer):
-    user_id = _out(serializers.IntegerField, source="pk")
-    username = _out(serializers.CharField)
+USER_SEARCH_ITEM = harbor_record(
+    "UserSearchRespItem",
+    {
+        "user_id": Field(_out(serializers.IntegerField), "pk"),
+        "username": Field(_out(serializers.CharField)),
+    },
+)
 
 
 class UserCreationReqSerializer(serializers.Serializer):
@@ -86,18 +84,29 @@ class UserSysAdminFlagSerializer(serializers.Serializer):
 # --- search, statistics, configurations -----------------------------------------------------
 
 
-class SearchRepositorySerializer(HarborSerializer):
-    project_id = _out(serializers.IntegerField)
-    project_name = _out(serializers.CharField, source="project.name")
-    project_public = _out(serializers.BooleanField)
-    repository_name = _out(serializers.CharField, source="name")
-    pull_count = _out(serializers.IntegerField)
-    artifact_count = _out(serializers.IntegerField)
+# Context of a search repository: `projects` {project id: (name, public)}.
+SEARCH_REPOSITORY = harbor_record(
+    "SearchRepository",
+    {
+        "project_id": Field(_out(serializers.IntegerField)),
+        "project_name": Field(
+            _out(serializers.CharField),
+            get=lambda row, context: context["projects"][row["project_id"]][0],
+        ),
+        "project_public": Field(
+            _out(serializers.BooleanField),
+            get=lambda row, context: context["projects"][row["project_id"]][1],
+        ),
+        "repository_name": Field(_out(serializers.CharField), "name"),
+        "pull_count": Field(_out(serializers.IntegerField)),
+        "artifact_count": Field(_out(serializers.IntegerField)),
+    },
+)
 
 
 class SearchSerializer(serializers.Serializer):
     project = PROJECT.serializer(many=True)
-    repository = SearchRepositorySerializer(many=True)
+    repository = SEARCH_REPOSITORY.serializer(many=True)
 
 
 class StatisticSerializer(serializers.Serializer):

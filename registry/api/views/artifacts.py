@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
+from config.limits import INT64_MAX, INT64_MIN
 from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
@@ -18,16 +19,15 @@ from registry.api.filters import (
     Exact,
     Fuzzy,
     QuerySpec,
-    contains_exactly,
     listing,
 )
 from registry.api.permissions import get_project
 from registry.api.serializers.artifacts import ARTIFACT, artifact_records
 from registry.api.serializers.users import LabelIdSerializer
 from registry.api.views.repositories import repository_name_of
-from registry.errors import BadRequest, NotFound
-from registry.models import Artifact, ArtifactLabel, Label, Repository, Tag
-from registry.services import artifacts, audit, labels, repositories
+from registry.errors import BadRequest
+from registry.models import Artifact, ArtifactLabel, Tag
+from registry.services import artifacts, audit, labels
 
 
 def _tags_filter(queryset, term):
@@ -40,12 +40,15 @@ def _tags_filter(queryset, term):
         return queryset.filter(Exists(tags.filter(name=term.value)))
     if isinstance(term, Fuzzy):
         # Case-sensitive, unlike the other fuzzy matches (Harbor uses LIKE here).
-        return queryset.filter(Exists(tags.filter(contains_exactly("name", term.value))))
+        return queryset.filter(Exists(tags.filter(selectors.contains_exactly("name", term.value))))
     raise BadRequest("invalid value of tags")
 
 
 def _labels_filter(queryset, term):
-    if not isinstance(term, AllOf) or not all(isinstance(v, int) for v in term.values):
+    # Harbor's q parser reads a number past int64 as a string: no label id either.
+    if not isinstance(term, AllOf) or not all(
+        isinstance(v, int) and INT64_MIN <= v <= INT64_MAX for v in term.values
+    ):
         raise BadRequest("only support the AND list of integers for labels")
     for label_id in term.values:
         queryset = queryset.filter(
@@ -97,16 +100,7 @@ class ArtifactMixin(HarborViewMixin):
         return {"with_tag": flags["with_tag"], "with_label": flags["with_label"]}
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
-        repository = repositories.find_repository(project, repository_name_of(repository_name))
-        candidates = Artifact.objects.filter(repository=repository)
-        artifact = (
-            candidates.filter(digest=reference).first()
-            if reference.startswith("sha256:")
-            else candidates.filter(tags__name=reference).first()
-        )
-        if artifact is None:
-            raise NotFound(f"artifact {repository.name}:{reference} not found")
-        return artifact
+        return artifacts.find_artifact(project, repository_name_of(repository_name), reference)
 
 
 class ArtifactListView(ArtifactMixin, APIView):
@@ -119,16 +113,9 @@ class ArtifactListView(ArtifactMixin, APIView):
         project = get_project(request, project_name, "artifact:list", names_only=True)
         flags = self.flags()
         full_name = f"{project.name}/{repository_name_of(repository_name)}"
-        # A missing repository lists nothing (200 []), as Harbor does.
-        repository_id = (
-            Repository.objects.filter(project=project, name=full_name)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        queryset = Artifact.objects.filter(repository_id=repository_id)
         params = request.query_params
-        if "base=*" not in (params.get("q") or ""):
-            queryset = queryset.filter(selectors.default_base())
+        every = "base=*" in (params.get("q") or "")
+        queryset = selectors.repository_artifacts(project, full_name, every)
         rows = self.page(ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
@@ -169,10 +156,7 @@ class ArtifactLabelsView(ArtifactMixin, APIView):
         project = get_project(request, project_name, "artifact-label:create", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
         label_id = self.body(LabelIdSerializer)["id"]
-        label = Label.objects.filter(pk=label_id).first()
-        if label is None:
-            raise NotFound(f"label {label_id} not found")
-        labels.add_label_to_artifact(artifact, label)
+        labels.add_label_to_artifact(artifact, selectors.get_label(label_id))
         return self.empty()
 
 

@@ -8,19 +8,20 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
 from registry.api.gc_serializers import (
-    GCHistorySerializer,
+    GC_HISTORY,
     ScheduleSerializer,
     execution_record,
     schedule_record,
 )
 from registry.api.permissions import require_system_access
-from registry.errors import BadRequest, Conflict, NotFound
+from registry.errors import BadRequest, Conflict
 from registry.gc import services
-from registry.gc.models import GCExecution, GCSchedule
+from registry.gc.models import GCExecution
 
 RESOURCE = "garbage-collection"
 HISTORY_QUERY = QuerySpec(
@@ -36,32 +37,25 @@ HISTORY_QUERY = QuerySpec(
 HISTORY_LISTING = listing(HISTORY_QUERY)
 
 
-def get_execution(gc_id: int) -> GCExecution:
-    execution = GCExecution.objects.filter(pk=gc_id).first()
-    if execution is None:
-        raise NotFound(f"garbage collection {gc_id} not found")
-    return execution
-
-
 class GCHistoryView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getGCHistory",
         parameters=HISTORY_LISTING.parameters,
-        responses=schema.responses(GCHistorySerializer(many=True), 401, 403),
+        responses=schema.responses(GC_HISTORY.serializer(many=True), 401, 403),
     )
     def get(self, request):
         require_system_access(request, RESOURCE, "list")
-        queryset = HISTORY_LISTING.filter(GCExecution.objects.all(), request.query_params)
-        return self.paginated([execution_record(row) for row in self.page(queryset)])
+        queryset = HISTORY_LISTING.filter(selectors.gc_executions(), request.query_params)
+        return self.records_page(queryset, GC_HISTORY)
 
 
 class GCDetailView(HarborViewMixin, APIView):
     @extend_schema(
-        operation_id="getGC", responses=schema.responses(GCHistorySerializer, 401, 403, 404)
+        operation_id="getGC", responses=schema.responses(GC_HISTORY.serializer, 401, 403, 404)
     )
     def get(self, request, gc_id):
         require_system_access(request, RESOURCE, "read")
-        return Response(execution_record(get_execution(gc_id)))
+        return Response(execution_record(selectors.get_gc_execution(gc_id)))
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -91,18 +85,18 @@ class GCLogView(HarborViewMixin, APIView):
     )
     def get(self, request, gc_id):
         require_system_access(request, RESOURCE, "read")
-        execution = get_execution(gc_id)
+        execution = selectors.get_gc_execution(gc_id)
         return HttpResponse(execution.log, content_type="text/plain; charset=utf-8")
 
 
 class GCScheduleView(HarborViewMixin, APIView):
     @extend_schema(
-        operation_id="getGCSchedule", responses=schema.responses(GCHistorySerializer, 401, 403)
+        operation_id="getGCSchedule", responses=schema.responses(GC_HISTORY.serializer, 401, 403)
     )
     def get(self, request):
         require_system_access(request, RESOURCE, "read")
         # No schedule: an empty record (harborapi reads the body as JSON).
-        return Response(schedule_record(GCSchedule.objects.first()))
+        return Response(schedule_record(selectors.gc_schedule()))
 
     @extend_schema(
         operation_id="createGCSchedule",

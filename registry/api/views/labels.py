@@ -6,13 +6,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login, require_sysadmin
 from registry.api.serializers.artifacts import LABEL
 from registry.api.serializers.users import LabelCreateSerializer, LabelReqSerializer
-from registry.errors import BadRequest, NotFound
 from registry.models import Label
 from registry.services import labels
 
@@ -45,13 +45,6 @@ def check_label_access(request, label: Label, action: str) -> None:
     get_project(request, str(label.project_id), action)
 
 
-def get_label(label_id: int) -> Label:
-    label = Label.objects.filter(pk=label_id).first()
-    if label is None:
-        raise NotFound(f"label {label_id} not found")
-    return label
-
-
 class LabelListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="ListLabels",
@@ -61,17 +54,13 @@ class LabelListView(HarborViewMixin, APIView):
     def get(self, request):
         params = request.query_params
         scope = LABEL_LISTING.get(params, "scope")
-        queryset = Label.objects.all()
-        if scope == Label.Scope.GLOBAL:
-            queryset = queryset.filter(scope=scope)
-        elif scope == Label.Scope.PROJECT:
+        project_id = 0
+        if scope == Label.Scope.PROJECT:
             # Without a project_id these are the labels of project 0, which does not exist.
             project_id = int(LABEL_LISTING.get(params, "project_id") or 0)
             get_project(request, str(project_id), "label:list")
-            queryset = queryset.filter(scope=scope, project_id=project_id)
-        else:
-            raise BadRequest(f"invalid scope: {scope}")
-        return self.list_response(LABEL_LISTING.filter(queryset, params), LABEL.serializer)
+        queryset = selectors.label_list(scope, project_id)
+        return self.records_page(LABEL_LISTING.filter(queryset, params), LABEL)
 
     @extend_schema(
         operation_id="CreateLabel",
@@ -104,7 +93,7 @@ class LabelDetailView(HarborViewMixin, APIView):
         responses=schema.responses(LABEL.serializer, 401, 403, 404),
     )
     def get(self, request, label_id):
-        label = get_label(label_id)
+        label = selectors.get_label(label_id)
         check_label_access(request, label, "label:read")
         return Response(LABEL.serializer(label).data)
 
@@ -114,7 +103,7 @@ class LabelDetailView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 404, 409),
     )
     def put(self, request, label_id):
-        label = get_label(label_id)
+        label = selectors.get_label(label_id)
         check_label_access(request, label, "label:update")
         body = self.body(LabelReqSerializer)
         labels.update_label(label, body.get("name"), body.get("description"), body.get("color"))
@@ -125,7 +114,7 @@ class LabelDetailView(HarborViewMixin, APIView):
         responses=schema.responses(None, 400, 401, 403, 404),
     )
     def delete(self, request, label_id):
-        label = get_label(label_id)
+        label = selectors.get_label(label_id)
         check_label_access(request, label, "label:delete")
         label.delete()
         return self.empty()

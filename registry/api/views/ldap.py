@@ -19,7 +19,7 @@ from registry.api.ldap_serializers import (
     group_search_data,
 )
 from registry.api.permissions import require_sysadmin
-from registry.api.serializers.projects import UserGroupSerializer
+from registry.api.serializers.projects import USER_GROUP
 from registry.errors import NotFound
 from registry.ldap import client, directory, onboarding
 
@@ -92,7 +92,7 @@ class LdapGroupSearchView(LdapView):
     @extend_schema(
         operation_id="searchLdapGroup",
         parameters=[schema.query("groupname"), schema.query("groupdn")],
-        responses=schema.responses(UserGroupSerializer(many=True), 404, *DIRECTORY_ERRORS),
+        responses=schema.responses(USER_GROUP.serializer(many=True), 404, *DIRECTORY_ERRORS),
     )
     def get(self, request):
         require_sysadmin(request)

@@ -1,32 +1,24 @@
 """Project members: users or groups holding a role in a project."""
 
-from django.db.models import F, Q
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import PAGING, optional
 from registry.api.permissions import get_project
 from registry.api.serializers.projects import (
-    ProjectMemberEntitySerializer,
+    MEMBER,
     ProjectMemberSerializer,
     RoleRequestSerializer,
 )
 from registry.errors import NotFound
 from registry.models import ProjectMember
 from registry.services import audit, members
-
-
-def member_queryset(project):
-    return (
-        ProjectMember.objects.filter(project=project)
-        .select_related("user", "group")
-        # Users first, then groups, on both databases (SQLite sorts NULLs first).
-        .order_by(F("user__username").asc(nulls_last=True), "group__group_name", "pk")
-    )
 
 
 def record_member(request, project, operation: str, member: ProjectMember | None) -> None:
@@ -52,18 +44,17 @@ class MemberListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listProjectMembers",
         parameters=[schema.IS_RESOURCE_NAME, *MEMBER_FILTERS.parameters],
-        responses=schema.responses(ProjectMemberEntitySerializer(many=True), 400, 401, 403, 404),
+        responses=schema.responses(MEMBER.serializer(many=True), 400, 401, 403, 404),
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "member:list")
-        queryset = member_queryset(project)
+        queryset = selectors.project_members(project)
         rows = MEMBER_FILTERS.filter(queryset, request.query_params)
-        page = self.paginator.paginate_queryset(rows, request, view=self)
+        page = self.page(rows.values(*MEMBER.columns))
         if MEMBER_FILTERS.get(request.query_params, "entityname"):
             # Harbor filters the rows but its X-Total-Count stays the project's member count.
             self.paginator.total = queryset.count()
-        data = ProjectMemberEntitySerializer(page, many=True).data
-        return self.paginator.get_paginated_response(data)
+        return self.paginated([MEMBER.render(row) for row in page], plain=True)
 
     @extend_schema(
         operation_id="createProjectMember",
@@ -93,17 +84,17 @@ class MemberDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getProjectMember",
         parameters=[schema.IS_RESOURCE_NAME],
-        responses=schema.responses(ProjectMemberEntitySerializer, 400, 401, 403, 404),
+        responses=schema.responses(MEMBER.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name_or_id, mid):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:read")
-        member = member_queryset(project).filter(pk=mid).first()
+        member = selectors.project_members(project).filter(pk=mid).values(*MEMBER.columns).first()
         if member is None:
             raise NotFound(
                 f"the project member is not found, project id {project.pk}, member id {mid}"
             )
-        return Response(ProjectMemberEntitySerializer(member).data)
+        return Response(MEMBER.render(member))
 
     @extend_schema(
         operation_id="updateProjectMember",
@@ -127,7 +118,7 @@ class MemberDetailView(HarborViewMixin, APIView):
     def delete(self, request, project_name_or_id, mid):
         mid = int(mid)
         project = get_project(request, project_name_or_id, "member:delete")
-        member = member_queryset(project).filter(pk=mid).first()
+        member = selectors.project_members(project).filter(pk=mid).first()
         members.remove_member(project, mid)
         record_member(request, project, "delete", member)
         return self.empty()

@@ -5,15 +5,12 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.permissions import get_project
 from registry.api.serializers.users import MetadataMapSerializer
-from registry.models import ProjectMetadata
 from registry.services import metadata
-
-# Keys hidden on projects that are not proxy caches.
-PROXY_ONLY = ("proxy_cache_filter_pattern", "proxy_cache_filter_kind")
 
 
 class MetadataMixin(HarborViewMixin):
@@ -29,10 +26,7 @@ class MetadataListView(MetadataMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "metadata:list")
-        entries = ProjectMetadata.objects.filter(project=project).order_by("name")
-        if not project.registry_id:
-            entries = entries.exclude(name__in=PROXY_ONLY)
-        return Response({entry.name: entry.value for entry in entries})
+        return Response(selectors.project_metadata(project))
 
     @extend_schema(
         operation_id="addProjectMetadatas",
@@ -54,8 +48,7 @@ class MetadataDetailView(MetadataMixin, APIView):
     )
     def get(self, request, project_name_or_id, meta_name):
         project = get_project(request, project_name_or_id, "metadata:read")
-        entry = ProjectMetadata.objects.filter(project=project, name=meta_name).first()
-        return Response({entry.name: entry.value} if entry else {})
+        return Response(selectors.project_metadata(project, meta_name))
 
     @extend_schema(
         operation_id="updateProjectMetadata",

@@ -14,6 +14,7 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import Column, QuerySpec, listing, optional
 from registry.api.permissions import get_project, require_login
+from registry.api.serializers.fields import harbor_times
 from registry.api.serializers.projects import (
     PROJECT,
     ProjectDeletableSerializer,
@@ -22,8 +23,6 @@ from registry.api.serializers.projects import (
     ProjectUpdateSerializer,
     project_records,
 )
-from registry.errors import BadRequest, NotFound
-from registry.models import Project
 from registry.services import audit, projects
 
 
@@ -61,7 +60,8 @@ PROJECT_FILTERS = ("name", "public", "owner")
 def project_rows(queryset, with_owner: bool):
     """Rows of the projects of `queryset` (from selectors.project_list) as PROJECT reads."""
     owner = {"owner_name": F("owner__username")} if with_owner else {}
-    return queryset.values(*PROJECT.columns, **owner)
+    times = harbor_times("creation_time", "update_time")
+    return queryset.annotate(**times).values(*PROJECT.columns, **owner)
 
 
 class ProjectListView(HarborViewMixin, APIView):
@@ -76,7 +76,9 @@ class ProjectListView(HarborViewMixin, APIView):
         filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
         queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
         rows = project_rows(queryset, with_owner=with_detail)
-        return self.paginated(project_records(self.page(rows), request.user, with_detail))
+        return self.paginated(
+            project_records(self.page(rows), request.user, with_detail), plain=True
+        )
 
     @extend_schema(
         operation_id="headProject",
@@ -85,11 +87,7 @@ class ProjectListView(HarborViewMixin, APIView):
     )
     def head(self, request):
         require_login(request)
-        name = self.query_required("project_name")
-        if " " in name:
-            raise BadRequest(f"invalid project name: '{name}'")
-        if not Project.objects.filter(name=name).exists():
-            raise NotFound(f"project {name} not found")
+        selectors.require_project_named(self.query_required("project_name"))
         return self.empty()
 
     @extend_schema(

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, selectors
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
@@ -42,14 +42,10 @@ REPOSITORY_QUERY = QuerySpec(
 REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
-def repository_queryset(queryset):
-    return queryset.annotate(artifact_count=selectors.artifact_count())
-
-
 class RepositoryListMixin(HarborViewMixin):
     def repository_page(self, queryset):
         rows = self.page(queryset.values(*REPOSITORY.columns))
-        return self.paginated([REPOSITORY.render(row) for row in rows])
+        return self.paginated([REPOSITORY.render(row) for row in rows], plain=True)
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
@@ -59,11 +55,8 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
         responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
-        queryset = Repository.objects.all()
-        if not access.is_sysadmin(request.user):
-            visible = access.visible_projects(request.user).values("pk")
-            queryset = queryset.filter(project__in=visible)
-        queryset = REPOSITORY_LISTING.filter(repository_queryset(queryset), request.query_params)
+        queryset = selectors.with_artifact_count(selectors.visible_repositories(request.user))
+        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
         return self.repository_page(queryset)
 
 
@@ -75,7 +68,7 @@ class ProjectRepositoriesView(RepositoryListMixin, APIView):
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
-        queryset = repository_queryset(Repository.objects.filter(project=project))
+        queryset = selectors.with_artifact_count(Repository.objects.filter(project=project))
         queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
         return self.repository_page(queryset)
 
@@ -88,7 +81,7 @@ class RepositoryDetailView(HarborViewMixin, APIView):
     def get(self, request, project_name, repository_name):
         project = get_project(request, project_name, "repository:read", names_only=True)
         repository = repositories.find_repository(project, repository_name_of(repository_name))
-        rows = repository_queryset(Repository.objects.filter(pk=repository.pk))
+        rows = selectors.with_artifact_count(Repository.objects.filter(pk=repository.pk))
         return Response(REPOSITORY.render(rows.values(*REPOSITORY.columns).get()))
 
     @extend_schema(

@@ -1,4 +1,3 @@
-from django.db.models import Exists, OuterRef
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -8,20 +7,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
-from registry import access, configuration, selectors
+from config.plain_json import mark_plain
+from registry import configuration, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
-from registry.api.filters import contains_exactly
 from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers.projects import project_records
 from registry.api.serializers.users import (
-    SearchRepositorySerializer,
+    SEARCH_REPOSITORY,
     SearchSerializer,
     StatisticSerializer,
     config_items,
 )
 from registry.api.views.projects import project_rows
-from registry.models import ProjectMetadata, Repository
 from registry.services import configuration as configuration_service
 
 # Harbor's component names; ours map onto the real processes and stores behind them.
@@ -102,31 +100,18 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
-        projects = selectors.project_list(user).filter(contains_exactly("name", term))
-        projects = projects.order_by("name", "pk")
-        visible = access.visible_projects(user).values("pk")
-        repositories = (
-            Repository.objects.filter(name__icontains=term, project__in=visible)
-            .select_related("project")
-            .annotate(artifact_count=selectors.artifact_count(), project_public=access_public())
-            .order_by("name", "pk")
-        )
         # Harbor's search shows projects without owner_name and without allowlist contents.
-        rows = list(project_rows(projects, with_owner=False))
-        return Response(
-            {
-                "project": project_records(rows, user, True, owner=False, allowlist=False),
-                "repository": SearchRepositorySerializer(repositories, many=True).data,
-            }
+        projects = list(project_rows(selectors.search_projects(user, term), with_owner=False))
+        repositories = selectors.search_repositories(user, term).values(*SEARCH_REPOSITORY.columns)
+        context = {"projects": selectors.visible_project_names(user)}
+        return mark_plain(
+            Response(
+                {
+                    "project": project_records(projects, user, True, owner=False, allowlist=False),
+                    "repository": [SEARCH_REPOSITORY.render(row, context) for row in repositories],
+                }
+            )
         )
-
-
-def access_public():
-    return Exists(
-        ProjectMetadata.objects.filter(
-            project=OuterRef("project"), name="public", value__iregex=r"^(true|1)$"
-        )
-    )
 
 
 class StatisticsView(HarborViewMixin, APIView):

@@ -13,15 +13,15 @@ from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import PAGING, Column, QuerySpec, listing, optional
 from registry.api.permissions import require_login, require_sysadmin
-from registry.api.serializers.projects import UserGroupSearchItemSerializer, UserGroupSerializer
+from registry.api.serializers.projects import USER_GROUP, USER_GROUP_SEARCH_ITEM
 from registry.api.serializers.users import (
+    USER,
+    USER_SEARCH_ITEM,
     PasswordReqSerializer,
     UserCreationReqSerializer,
     UserGroupReqSerializer,
     UserGroupUpdateSerializer,
     UserProfileSerializer,
-    UserRespSerializer,
-    UserSearchRespItemSerializer,
     UserSysAdminFlagSerializer,
 )
 from registry.errors import Forbidden, PreconditionFailed
@@ -44,11 +44,16 @@ USER_QUERY = QuerySpec(
 USER_LISTING = listing(USER_QUERY)
 
 
+def user_record(user) -> dict:
+    """`user` (from selectors.get_user) as Harbor's UserResp."""
+    return USER.render(selectors.active_users().filter(pk=user.pk).values(*USER.columns).get())
+
+
 class UserListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUsers",
         parameters=USER_LISTING.parameters,
-        responses=schema.responses(UserRespSerializer(many=True), 401, 403),
+        responses=schema.responses(USER.serializer(many=True), 401, 403),
     )
     def get(self, request):
         require_sysadmin(request)
@@ -59,7 +64,7 @@ class UserListView(HarborViewMixin, APIView):
             # Harbor lists the built-in admin only when the query asks for a user id.
             with_admin="user_id" in (params.get("q") or ""),
         )
-        return self.list_response(USER_LISTING.filter(queryset, params), UserRespSerializer)
+        return self.records_page(USER_LISTING.filter(queryset, params), USER)
 
     @extend_schema(
         operation_id="createUser",
@@ -83,20 +88,20 @@ class UserListView(HarborViewMixin, APIView):
 class CurrentUserView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getCurrentUserInfo",
-        responses=schema.responses(UserRespSerializer, 401, 412),
+        responses=schema.responses(USER.serializer, 401, 412),
     )
     def get(self, request):
         require_login(request)
         if access.robot_of(request.user):
             raise PreconditionFailed("get current user not available for security context: robot")
-        return Response(UserRespSerializer(selectors.get_user(request.user.pk)).data)
+        return Response(user_record(selectors.get_user(request.user.pk)))
 
 
 class UserSearchView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="searchUsers",
         parameters=[*schema.PAGE, schema.query("username", required=True)],
-        responses=schema.responses(UserSearchRespItemSerializer(many=True), 401),
+        responses=schema.responses(USER_SEARCH_ITEM.serializer(many=True), 401),
     )
     def get(self, request):
         require_login(request)
@@ -104,8 +109,9 @@ class UserSearchView(HarborViewMixin, APIView):
         matches = selectors.user_search(username)
         size = self.paginator.get_page_size(request)
         # Harbor ignores `page` here: always the first page_size matches, with the full count.
-        rows = list(matches[:size]) if size else list(matches)
-        response = Response(UserSearchRespItemSerializer(rows, many=True).data)
+        rows = matches.values(*USER_SEARCH_ITEM.columns)
+        rows = rows[:size] if size else rows
+        response = Response([USER_SEARCH_ITEM.render(row) for row in rows])
         response["X-Total-Count"] = str(matches.count())
         return response
 
@@ -119,10 +125,10 @@ class UserDetailView(HarborViewMixin, APIView):
 
     @extend_schema(
         operation_id="getUser",
-        responses=schema.responses(UserRespSerializer, 401, 403, 404),
+        responses=schema.responses(USER.serializer, 401, 403, 404),
     )
     def get(self, request, user_id):
-        return Response(UserRespSerializer(self.own_or_admin(request, user_id)).data)
+        return Response(user_record(self.own_or_admin(request, user_id)))
 
     @extend_schema(
         operation_id="updateUserProfile",
@@ -208,13 +214,13 @@ class UserGroupListView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="listUserGroups",
         parameters=GROUP_FILTERS.parameters,
-        responses=schema.responses(UserGroupSerializer(many=True), 401, 403),
+        responses=schema.responses(USER_GROUP.serializer(many=True), 401, 403),
     )
     def get(self, request):
         require_sysadmin(request)
         filters = GROUP_FILTERS.parse(request.query_params, ("ldap_group_dn", "group_name"))
         queryset = selectors.group_list(**filters)
-        return self.list_response(queryset, UserGroupSerializer)
+        return self.records_page(queryset, USER_GROUP)
 
     @extend_schema(
         operation_id="createUserGroup",
@@ -236,23 +242,23 @@ class UserGroupSearchView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="searchUserGroups",
         parameters=[*schema.PAGE, schema.query("groupname", required=True)],
-        responses=schema.responses(UserGroupSearchItemSerializer(many=True), 401),
+        responses=schema.responses(USER_GROUP_SEARCH_ITEM.serializer(many=True), 401),
     )
     def get(self, request):
         require_login(request)
         name = self.query_required("groupname")
         queryset = selectors.group_search(name)
-        return self.list_response(queryset, UserGroupSearchItemSerializer)
+        return self.records_page(queryset, USER_GROUP_SEARCH_ITEM)
 
 
 class UserGroupDetailView(HarborViewMixin, APIView):
     @extend_schema(
         operation_id="getUserGroup",
-        responses=schema.responses(UserGroupSerializer, 400, 401, 403, 404),
+        responses=schema.responses(USER_GROUP.serializer, 400, 401, 403, 404),
     )
     def get(self, request, group_id):
         require_sysadmin(request)
-        data = UserGroupSerializer(selectors.get_group(group_id)).data
+        data = USER_GROUP.render(USER_GROUP.row_of(selectors.get_group(group_id)))
         # Harbor's single-group answer carries no id.
         data.pop("id", None)
         return Response(data)

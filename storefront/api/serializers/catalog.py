@@ -1,59 +1,14 @@
-"""Tiendanube's catalogue shapes (categories, images, variants, products): read
-serializers describe the answers (OpenAPI) and render single model instances through
-`storefront.api.rows`, which renders product pages from plain rows; write serializers
-validate bodies into plain dicts that `storefront.services` applies. Both need
-`context["store"]` for its languages.
+"""Tiendanube's catalogue bodies (categories, images, variants, products): write
+serializers validate them into plain dicts that `storefront.services` applies; they need
+`context["store"]` for its languages. The answers are `storefront.api.serializers.records`.
 """
 
 from rest_framework import serializers
 
 from config.limits import INT32_MAX, INT64_MAX
 from storefront import images
-from storefront.api import rows
-from storefront.api.serializers.fields import (
-    BLANK,
-    FastOutput,
-    I18nField,
-    SecureURLField,
-    StockField,
-    TimestampField,
-    _decimal,
-)
-from storefront.models import Category, Product, ProductImage, Variant
-
-
-class CategorySerializer(FastOutput, serializers.ModelSerializer):
-    name = I18nField()
-    description = I18nField()
-    handle = I18nField()
-    parent = serializers.IntegerField(source="parent_id", allow_null=True)
-    subcategories = serializers.SerializerMethodField()
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = Category
-        fields = [
-            "id",
-            "name",
-            "description",
-            "handle",
-            "parent",
-            "subcategories",
-            "google_shopping_category",
-            "created_at",
-            "updated_at",
-        ]
-        read_only_fields = fields
-
-    def get_subcategories(self, category) -> list[int]:
-        # Children are prefetched by the views (one query for a whole page).
-        return sorted(child.pk for child in category.children.all())
-
-    def to_representation(self, category):
-        return rows.category_payload(
-            rows.instance_row(category), self.get_subcategories(category), self.languages
-        )
+from storefront.api.serializers.fields import BLANK, I18nField, SecureURLField, StockField, _decimal
+from storefront.models import Variant
 
 
 class CategoryWriteSerializer(serializers.Serializer):
@@ -66,19 +21,6 @@ class CategoryWriteSerializer(serializers.Serializer):
     google_shopping_category = serializers.CharField(
         max_length=255, allow_null=True, allow_blank=True, required=False
     )
-
-
-class ProductImageSerializer(serializers.ModelSerializer):
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = ProductImage
-        fields = ["id", "product_id", "src", "position", "alt", "created_at", "updated_at"]
-        read_only_fields = fields
-
-    def to_representation(self, image):
-        return rows.image_payload(rows.instance_row(image))
 
 
 class ProductImageWriteSerializer(serializers.Serializer):
@@ -105,51 +47,6 @@ class ProductImageWriteSerializer(serializers.Serializer):
         elif "src" not in data and not self.partial:
             raise serializers.ValidationError({"src": [BLANK]})
         return data
-
-
-class VariantSerializer(FastOutput, serializers.ModelSerializer):
-    """Key order as in Tiendanube's live answers."""
-
-    image_id = serializers.IntegerField(allow_null=True)
-    product_id = serializers.IntegerField()
-    stock_management = serializers.SerializerMethodField()
-    values = serializers.ListField(child=I18nField())
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = Variant
-        fields = [
-            "id",
-            "image_id",
-            "product_id",
-            "position",
-            "price",
-            "compare_at_price",
-            "promotional_price",
-            "stock_management",
-            "stock",
-            "weight",
-            "width",
-            "height",
-            "depth",
-            "sku",
-            "values",
-            "barcode",
-            "mpn",
-            "age_group",
-            "gender",
-            "cost",
-            "created_at",
-            "updated_at",
-        ]
-        read_only_fields = fields
-
-    def get_stock_management(self, variant) -> bool:
-        return variant.stock is not None
-
-    def to_representation(self, variant):
-        return rows.variant_payload(rows.instance_row(variant), self.languages)
 
 
 class VariantWriteSerializer(serializers.Serializer):
@@ -199,47 +96,6 @@ class StockChangeSerializer(serializers.Serializer):
         if data["action"] == "variation" and data["value"] is None:
             raise serializers.ValidationError({"value": ["A variation needs a number."]})
         return data
-
-
-class ProductSerializer(serializers.ModelSerializer):
-    """The product object's description only: products are rendered by
-    `storefront.api.rows.render_products`, a whole page at a time."""
-
-    name = I18nField()
-    description = I18nField()
-    handle = I18nField()
-    attributes = serializers.ListField(child=I18nField())
-    canonical_url = serializers.CharField()
-    variants = VariantSerializer(many=True)
-    images = ProductImageSerializer(many=True)
-    categories = CategorySerializer(many=True)
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-    class Meta:
-        model = Product
-        fields = [
-            "id",
-            "name",
-            "description",
-            "handle",
-            "attributes",
-            "published",
-            "free_shipping",
-            "requires_shipping",
-            "canonical_url",
-            "video_url",
-            "seo_title",
-            "seo_description",
-            "brand",
-            "created_at",
-            "updated_at",
-            "variants",
-            "tags",
-            "images",
-            "categories",
-        ]
-        read_only_fields = fields
 
 
 class ProductWriteSerializer(serializers.Serializer):

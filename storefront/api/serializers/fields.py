@@ -34,17 +34,6 @@ def _no_nul(value: str) -> str:
     return value
 
 
-class FastOutput:
-    """DRF's field-by-field machinery costs ~1 ms per product, so the read serializers
-    render through `storefront.api.rows` (whole product pages never reach them). Their
-    declared fields stay: they are the OpenAPI description, and the tests pin the key
-    order to Tiendanube's."""
-
-    @property
-    def languages(self) -> list[str]:
-        return self.context["store"].languages
-
-
 @extend_schema_field(
     {
         "oneOf": [
