@@ -1,17 +1,29 @@
-"""Migration operations that only apply on PostgreSQL (SQLite, the embedded default, skips them).
+"""Migration operations that apply on one database only. They change no model state: the
+indexes they make speed up keyword search (`LIKE '%q%'`) and are invisible to the ORM.
 
-They change no model state: the trigram indexes speed up keyword search (`LIKE '%q%'`)
-and are invisible to the ORM.
+PostgreSQL answers the keyword through trigram GIN indexes; SQLite has none and scans,
+so there a narrow covering index holds what a keyword count reads, scanned instead of the
+table's wide rows (descriptions, unit settings).
 """
 
 from django.db import migrations
 
 
-class PostgresOnlySQL(migrations.RunSQL):
+class VendorSQL(migrations.RunSQL):
+    vendor = ""
+
     def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
+        if schema_editor.connection.vendor == self.vendor:
             super().database_forwards(app_label, schema_editor, from_state, to_state)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
+        if schema_editor.connection.vendor == self.vendor:
             super().database_backwards(app_label, schema_editor, from_state, to_state)
+
+
+class PostgresOnlySQL(VendorSQL):
+    vendor = "postgresql"
+
+
+class SQLiteOnlySQL(VendorSQL):
+    vendor = "sqlite"

@@ -24,7 +24,7 @@ def test_repository_names_are_unique_per_owner_case_insensitively():
         RepositoryFactory(owner=org, name="DEMO")
 
 
-@pytest.mark.postgres_only(reason="trigram indexes are PostgreSQL's (SQLite scans with LIKE)")
+@pytest.mark.postgres_only(reason="trigram indexes are PostgreSQL's (SQLite scans a narrow index)")
 def test_keyword_search_has_trigram_indexes_on_postgresql():
     assert connection.vendor == "postgresql"
     with connection.cursor() as cursor:
@@ -38,3 +38,19 @@ def test_keyword_search_has_trigram_indexes_on_postgresql():
         "codehost_repo_desc_trgm",
         "codehost_repo_topics_trgm",
     }
+
+
+@pytest.mark.sqlite_only(reason="PostgreSQL answers keywords through its trigram indexes")
+def test_a_keyword_count_reads_the_narrow_index_on_sqlite(alice):
+    from codehost.access import Actor
+    from codehost.search import SearchOptions, search_repos
+
+    RepositoryFactory(owner=owner_of(alice), name="falcon", description="x" * 2000)
+    actor = Actor(owner=owner_of(alice))
+    query = search_repos(actor, SearchOptions(keyword="falcon")).order_by().values("pk")
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN SELECT count(*) FROM ({sql})", params)
+        plan = " ".join(str(row[-1]) for row in cursor.fetchall())
+    assert "COVERING INDEX codehost_repo_keyword_sqlite" in plan, plan
+    assert query.count() == 1

@@ -36,11 +36,16 @@ from codehost.models import PULL_DEFAULTS, OpType, UnitType
 from codehost.services.mirrors import format_go_duration
 from config.records import NIL, Field, Record
 
-
-class PermissionSerializer(serializers.Serializer):
-    admin = StrictBooleanField()
-    push = StrictBooleanField()
-    pull = StrictBooleanField()
+# The caller's access to a repository (an access.Access).
+PERMISSION = Record(
+    "Permission",
+    {
+        "admin": Field(StrictBooleanField(), "is_admin"),
+        "push": Field(StrictBooleanField(), "can_write_code"),
+        "pull": Field(StrictBooleanField(), "can_read_code"),
+    },
+    attributes=True,
+)
 
 
 class ParentRepositorySerializer(serializers.Serializer):
@@ -95,9 +100,7 @@ def _parent(row, context) -> dict | None:
 
 def _permissions(row, context) -> dict | None:
     access = context["access"].get(row["id"]) or Access()
-    if not access.can_see:
-        return None
-    return {"admin": access.is_admin, "push": access.can_write_code, "pull": access.can_read_code}
+    return PERMISSION.render(access) if access.can_see else None
 
 
 # --- what a repository's unit settings show: {wire key: (schema, value from the units)}
@@ -268,7 +271,7 @@ REPOSITORY = Record(
         "archived_at": Field(
             serializers.DateTimeField(), "archived_at_text", convert=_zero_time(UNIX_ZERO_TIME)
         ),
-        "permissions": Field(PermissionSerializer(required=False), get=_permissions, omit=NIL),
+        "permissions": Field(PERMISSION.serializer(required=False), get=_permissions, omit=NIL),
         **{key: _unit_field(key, schema) for key, (schema, _) in UNIT_FIELDS.items()},
         "avatar_url": Field(_text(), fixed=""),
         "internal": Field(
@@ -337,5 +340,8 @@ ACTIVITY = Record(
 )
 
 
-class TopicNameSerializer(serializers.Serializer):
-    topics = serializers.ListField(child=_text())
+TOPIC_NAME = Record(
+    "TopicName",
+    {"topics": Field(serializers.ListField(child=_text()), convert=list)},
+    attributes=True,
+)

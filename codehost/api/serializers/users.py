@@ -184,13 +184,20 @@ ACCESS_TOKEN = Record(
 )
 
 
-class VersionSerializer(serializers.Serializer):
-    version = StrictCharField()
+# Rendered from the settings.
+VERSION = Record(
+    "Version", {"version": Field(StrictCharField(), "CODEHOST_GITEA_VERSION")}, attributes=True
+)
 
-
-class APISettingsSerializer(serializers.Serializer):
-    max_response_items = StrictIntegerField()
-    default_paging_num = StrictIntegerField()
-    default_git_trees_per_page = StrictIntegerField()
-    default_max_blob_size = StrictIntegerField()
-    default_max_response_size = StrictIntegerField()
+# Rendered from the paginator class; what is not modelled is Gitea's default.
+API_SETTINGS = Record(
+    "APISettings",
+    {
+        "max_response_items": Field(StrictIntegerField(), "max_page_size"),
+        "default_paging_num": Field(StrictIntegerField(), "default_page_size"),
+        "default_git_trees_per_page": Field(StrictIntegerField(), fixed=1000),
+        "default_max_blob_size": Field(StrictIntegerField(), fixed=10485760),
+        "default_max_response_size": Field(StrictIntegerField(), fixed=104857600),
+    },
+    attributes=True,
+)

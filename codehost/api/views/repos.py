@@ -17,7 +17,7 @@ from codehost.api.serializers.bodies import (
     RepoTopicOptionsSerializer,
     parse_body,
 )
-from codehost.api.serializers.repos import REPOSITORY, SearchResultsSerializer, TopicNameSerializer
+from codehost.api.serializers.repos import REPOSITORY, TOPIC_NAME, SearchResultsSerializer
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     render_repo,
@@ -261,10 +261,10 @@ class RepoForksView(RepoViewMixin, APIView):
 
 
 class RepoTopicsView(RepoViewMixin, APIView):
-    @extend_schema(tags=TAGS, operation_id="repoListTopics", responses=TopicNameSerializer)
+    @extend_schema(tags=TAGS, operation_id="repoListTopics", responses=TOPIC_NAME.serializer)
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
-        return Response({"topics": list(found.topics)})
+        return Response(TOPIC_NAME.render(found))
 
     @extend_schema(
         tags=TAGS,

@@ -20,10 +20,10 @@ from codehost.api.serializers.bodies import (
 from codehost.api.serializers.repos import REPOSITORY
 from codehost.api.serializers.users import (
     ACCESS_TOKEN,
+    API_SETTINGS,
     ORGANIZATION,
     USER,
-    APISettingsSerializer,
-    VersionSerializer,
+    VERSION,
 )
 from codehost.api.views.common import (
     render_org,
@@ -245,26 +245,17 @@ class OrgMembersView(GiteaViewMixin, APIView):
 
 
 class VersionView(GiteaViewMixin, APIView):
-    @extend_schema(tags=["miscellaneous"], operation_id="getVersion", responses=VersionSerializer)
+    @extend_schema(tags=["miscellaneous"], operation_id="getVersion", responses=VERSION.serializer)
     def get(self, request):
-        return Response({"version": settings.CODEHOST_GITEA_VERSION})
+        return Response(VERSION.render(settings))
 
 
 class APISettingsView(GiteaViewMixin, APIView):
     @extend_schema(
-        tags=["settings"], operation_id="getGeneralAPISettings", responses=APISettingsSerializer
+        tags=["settings"], operation_id="getGeneralAPISettings", responses=API_SETTINGS.serializer
     )
     def get(self, request):
-        paginator = self.pagination_class
-        return Response(
-            {
-                "max_response_items": paginator.max_page_size,
-                "default_paging_num": paginator.default_page_size,
-                "default_git_trees_per_page": 1000,
-                "default_max_blob_size": 10485760,
-                "default_max_response_size": 104857600,
-            }
-        )
+        return Response(API_SETTINGS.render(self.pagination_class))
 
 
 class StarredView(GiteaViewMixin, APIView):
