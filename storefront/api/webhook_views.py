@@ -9,7 +9,7 @@ from storefront.api import filters
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.filters import WEBHOOK_FILTERS
 from storefront.api.serializers.records import WEBHOOK
-from storefront.api.views import request_data
+from storefront.api.views.common import request_data
 from storefront.api.webhook_serializers import WebhookWriteSerializer
 from storefront.models import Webhook
 from storefront.services import webhooks
