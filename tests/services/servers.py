@@ -152,10 +152,22 @@ def start_postgres(services: Services) -> str:
     wait_for_port(port, process, log)
     import psycopg
 
-    with psycopg.connect(
-        f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True
-    ) as conn:
-        conn.execute("CREATE DATABASE app")
+    # The port opens before the server takes connections ("the database system is starting
+    # up", seen on a loaded machine): retry for a while, then fail with the server's log.
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with psycopg.connect(
+                f"postgresql://postgres@127.0.0.1:{port}/postgres", autocommit=True
+            ) as conn:
+                conn.execute("CREATE DATABASE app")
+            break
+        except psycopg.OperationalError as error:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(
+                    f"PostgreSQL did not take connections: {error}\n{log.read_text()}"
+                ) from error
+            time.sleep(0.2)
     return f"postgres://postgres@127.0.0.1:{port}/app"
 
 
