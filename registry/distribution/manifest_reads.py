@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.utils import timezone
 
-from registry.distribution import digests, manifests, pulls, storage
+from registry.distribution import digests, manifest_documents, pulls, storage
 from registry.distribution.errors import ManifestUnknown, NameUnknown
 from registry.models import Artifact, Repository, Tag
 
@@ -43,7 +43,7 @@ def resolve(repository_name: str, reference: str) -> Found:
     row = None
     # A reference no tag can be named (a NUL, which PostgreSQL text cannot even hold)
     # names no manifest.
-    if tag is None or manifests.TAG_SHAPE.match(tag):
+    if tag is None or manifest_documents.TAG_SHAPE.match(tag):
         with connection.cursor() as cursor:
             cursor.execute(query, [repository_name, reference])
             row = cursor.fetchone()

@@ -18,6 +18,7 @@ from registry.distribution import (
     blobs,
     digests,
     listing,
+    manifest_documents,
     manifest_reads,
     manifests,
     socket_body,
@@ -273,7 +274,7 @@ class ManifestView(DistributionView):
     def put(self, request, name, reference):
         auth.require(self.caller, name, "push")
         length = body_length(request)
-        content = manifests.read_manifest_body(body_stream(request, length), length)
+        content = manifest_documents.read_manifest_body(body_stream(request, length), length)
         pushed = manifests.push(name, reference, content, request.headers.get("Content-Type", ""))
         manifests.record_push(name, reference, pushed, self.caller.username)
         response = HttpResponse(status=201)

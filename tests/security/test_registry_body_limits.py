@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from registry.distribution import manifests
+from registry.distribution import manifest_documents
 from tests.registry_oci.test_gunicorn import NAME, bearer, web_server  # noqa: F401
 from tests.security.registry_support import owner, project  # noqa: F401
 
@@ -44,7 +44,7 @@ def test_a_chunked_manifest_past_the_limit_is_refused_without_being_buffered(
     bearer,
     tmp_path,
 ):
-    assert BODY > 8 * manifests.MAX_MANIFEST_BYTES
+    assert BODY > 8 * manifest_documents.MAX_MANIFEST_BYTES
     with web_server(tmp_path / "gunicorn.log") as (base, process):
         # A first manifest PUT loads everything the second one runs.
         warm = requests.put(
@@ -57,7 +57,7 @@ def test_a_chunked_manifest_past_the_limit_is_refused_without_being_buffered(
         refused = requests.put(
             f"{base}/v2/{NAME}/manifests/v1",
             data=chunked_body(BODY),
-            headers={**bearer, "Content-Type": manifests.OCI_MANIFEST},
+            headers={**bearer, "Content-Type": manifest_documents.OCI_MANIFEST},
             timeout=120,
         )
         assert refused.status_code == 413, refused.text
