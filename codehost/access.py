@@ -257,6 +257,20 @@ def visible_org_members(actor: Actor, org: Owner):
     return Owner.objects.filter(pk__in=members.values("user_id"))
 
 
+def searchable_teams(actor: Actor, org: Owner, keyword: str, include_desc: bool):
+    """Gitea's team search in `org`: every team for a site admin, the caller's own teams
+    otherwise; `keyword` (lower case) in the name, or in the description too."""
+    teams = Team.objects.filter(org=org)
+    if not actor.is_admin:
+        teams = teams.filter(teammember__user=actor.owner)
+    if keyword:
+        match = Q(lower_name__contains=keyword)
+        if include_desc:
+            match |= Q(description__icontains=keyword)
+        teams = teams.filter(match)
+    return teams.order_by("lower_name", "id")
+
+
 def _owners_with(*visibilities: str):
     return Owner.objects.filter(visibility__in=visibilities).values("id")
 

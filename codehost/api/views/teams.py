@@ -2,7 +2,6 @@
 
 from datetime import date
 
-from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
@@ -98,16 +97,12 @@ class OrgTeamSearchView(TeamViewMixin, APIView):
     def get(self, request, org):
         org = visible_org(self.actor, org)
         access.require_org_member(self.actor, org)
-        teams = Team.objects.filter(org=org)
-        if not self.actor.is_admin:
-            teams = teams.filter(teammember__user=self.actor.owner)
-        keyword = TEAM_SEARCH.get(request.query_params, "q").lower()
-        if keyword:
-            match = Q(lower_name__contains=keyword)
-            if TEAM_SEARCH.get(request.query_params, "include_desc"):
-                match |= Q(description__icontains=keyword)
-            teams = teams.filter(match)
-        teams = teams.order_by("lower_name", "id")
+        teams = access.searchable_teams(
+            self.actor,
+            org,
+            TEAM_SEARCH.get(request.query_params, "q").lower(),
+            TEAM_SEARCH.get(request.query_params, "include_desc"),
+        )
         return search_response(
             self.paginator,
             lambda: [render_team(self.actor, t, with_org=False) for t in self.paginate(teams)],
