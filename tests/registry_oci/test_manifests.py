@@ -166,15 +166,20 @@ def test_manifest_with_unknown_blob_is_refused(reg):
     assert not Artifact.objects.exists()
 
 
-def test_invalid_manifests(reg):
+def empty_image(reg) -> dict:
+    """A layerless OCI image manifest whose config is pushed to team/app."""
     config = b"{}"
     reg.upload("team/app", config)
-    good = {
+    return {
         "schemaVersion": 2,
         "mediaType": OCI_MANIFEST,
         "config": descriptor(OCI_CONFIG, config),
         "layers": [],
     }
+
+
+def test_invalid_manifests(reg):
+    good = empty_image(reg)
     cases = [
         (b"not json", OCI_MANIFEST),
         (json.dumps({**good, "schemaVersion": 1}).encode(), OCI_MANIFEST),
@@ -216,14 +221,7 @@ def test_invalid_manifests(reg):
 def test_manifests_with_members_that_cannot_be_recorded_are_invalid(reg):
     """Members Distribution decodes into typed Go fields, nesting no decoder takes and
     strings the database cannot hold are MANIFEST_INVALID, never a 500, and record nothing."""
-    config = b"{}"
-    reg.upload("team/app", config)
-    good = {
-        "schemaVersion": 2,
-        "mediaType": OCI_MANIFEST,
-        "config": descriptor(OCI_CONFIG, config),
-        "layers": [],
-    }
+    good = empty_image(reg)
     child = {"mediaType": OCI_MANIFEST, "digest": sha256(b"c"), "size": 1}
     index = {"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": [child]}
     deep = "[" * 100_000 + "]" * 100_000
