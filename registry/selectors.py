@@ -4,7 +4,9 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan
 
@@ -123,15 +125,37 @@ def search_repositories(user, term: str):
     (joining the projects here made SQLite's plan several times slower)."""
     visible = access.visible_projects(user).values("pk")
     return (
-        Repository.objects.filter(name__icontains=term, project__in=visible)
+        Repository.objects.filter(name_holds(term), project__in=visible)
         .annotate(artifact_count=artifact_count())
         .order_by("name", "pk")
     )
 
 
-def visible_project_names(user) -> dict[int, tuple[str, bool]]:
-    """{project id: (name, public)} of the projects the caller may see."""
-    rows = access.visible_projects(user).order_by().values_list("pk", "name", "is_public")
+# SQLite's FTS5 trigram table of repository names (migration 0008) finds the candidates of
+# a term of 3 characters or more; the exact LIKE then keeps SQLite's own case rule.
+NAME_CANDIDATES_SQL = (
+    "SELECT rowid FROM registry_repository_name_fts WHERE registry_repository_name_fts MATCH %s"
+)
+
+
+def name_holds(term: str) -> Q:
+    """Repository name contains `term`, any case: the ORM's icontains, which PostgreSQL
+    answers through its trigram index, plus the trigram table's candidates on SQLite."""
+    condition = Q(name__icontains=term)
+    if connection.vendor == "sqlite" and len(term) >= 3:
+        phrase = '"' + term.replace('"', '""') + '"'
+        condition &= Q(pk__in=RawSQL(NAME_CANDIDATES_SQL, [phrase]))
+    return condition
+
+
+def visible_project_names(user, among: set[int] | None = None) -> dict[int, tuple[str, bool]]:
+    """{project id: (name, public)} of the projects the caller may see (of `among` if given:
+    a search reads its results' projects, not every project of the install; past a thousand
+    reading them all is cheaper than the parameters, which SQLite caps)."""
+    queryset = access.visible_projects(user).order_by()
+    if among is not None and len(among) <= 1000:
+        queryset = queryset.filter(pk__in=among)
+    rows = queryset.values_list("pk", "name", "is_public")
     return {pk: (name, bool(public)) for pk, name, public in rows}
 
 

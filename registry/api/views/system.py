@@ -102,8 +102,11 @@ class SearchView(HarborViewMixin, APIView):
         user = request.user
         # Harbor's search shows projects without owner_name and without allowlist contents.
         projects = list(project_rows(selectors.search_projects(user, term), with_owner=False))
-        repositories = selectors.search_repositories(user, term).values(*SEARCH_REPOSITORY.columns)
-        context = {"projects": selectors.visible_project_names(user)}
+        repositories = list(
+            selectors.search_repositories(user, term).values(*SEARCH_REPOSITORY.columns)
+        )
+        among = {row["project_id"] for row in repositories}
+        context = {"projects": selectors.visible_project_names(user, among)}
         return mark_plain(
             Response(
                 {
