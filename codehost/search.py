@@ -1,12 +1,15 @@
 """GET /repos/search: Gitea's SearchRepoOptions turned into one queryset.
 
 Keyword matching uses `lower_name LIKE '%kw%'`, `topics_index LIKE` and
-`UPPER(description) LIKE`, all served by trigram GIN indexes on PostgreSQL.
+`UPPER(description) LIKE`, all served by trigram GIN indexes on PostgreSQL; on SQLite an
+FTS5 trigram table of those columns (migration 0008) gives the candidates first.
 """
 
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Case, Q, When
+from django.db.models.expressions import RawSQL
 
 from codehost.access import Actor, visible_repos_filter
 from codehost.errors import Invalid
@@ -78,6 +81,39 @@ def keyword_filter(keyword: str, topic_only: bool, include_desc: bool) -> Q:
     return match
 
 
+KEYWORD_CANDIDATES_SQL = (
+    "SELECT rowid FROM codehost_repository_keyword_fts "
+    "WHERE codehost_repository_keyword_fts MATCH %s"
+)
+
+
+def keyword_candidates(keyword: str, topic_only: bool, include_desc: bool) -> Q:
+    """SQLite: the rows the trigram table says may match, a superset of keyword_filter's
+    (its folding of case is Unicode's, LIKE's ASCII's), so that filter still decides.
+    A word under 3 characters has no trigram: then no candidates filter at all."""
+    if connection.vendor != "sqlite":
+        return Q()
+    phrases = []
+    for word in (part.strip().lower() for part in keyword.split(",")):
+        if not word:
+            continue
+        columns = (
+            "{lower_name topics_index description}"
+            if include_desc
+            else ("{lower_name topics_index}")
+        )
+        if topic_only:
+            word, columns = f",{word},", "topics_index"
+        elif "/" in word:
+            word, columns = word.partition("/")[2], "lower_name"
+        if len(word) < 3:
+            return Q()
+        phrases.append(f'{columns} : "{word.replace(chr(34), chr(34) * 2)}"')
+    if not phrases:
+        return Q()
+    return Q(pk__in=RawSQL(KEYWORD_CANDIDATES_SQL, [" OR ".join(phrases)]))
+
+
 def search_repos(actor: Actor, options: SearchOptions):
     if options.mode not in MODES:
         raise Invalid(f'Invalid search mode: "{options.mode}"')
@@ -90,7 +126,8 @@ def search_repos(actor: Actor, options: SearchOptions):
         repos = repos.filter(visible)
     if options.keyword:
         repos = repos.filter(
-            keyword_filter(options.keyword, options.topic_only, options.include_desc)
+            keyword_filter(options.keyword, options.topic_only, options.include_desc),
+            keyword_candidates(options.keyword, options.topic_only, options.include_desc),
         )
     if options.uid > 0:
         owned = Q(owner_id=options.uid)
