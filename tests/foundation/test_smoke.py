@@ -78,6 +78,10 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
             ["pgrep", "-a", "-g", str(server.pid)], capture_output=True, text=True
         ).stdout
         assert not [line for line in group.splitlines() if " beat" in line], group
+        # Beat is a thread of the worker's main process: no process forked for it, only
+        # the pool's children (one per core, at least 2).
+        workers = [line for line in group.splitlines() if "/celery " in line]
+        assert len(workers) == 1 + max(os.cpu_count() or 1, 2), group
     # One signal to the group stopped web, worker and beat: nothing listens any more.
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-g", str(server.pid)], capture_output=True).stdout == b""

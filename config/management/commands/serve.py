@@ -1,6 +1,7 @@
 """`make run`: migrate, ensure the admin account, then supervise web and worker.
 
-The worker runs Celery beat inside it (`-B`): one node, one beat, one process fewer.
+The worker runs Celery beat as a thread of its main process (`--beat-thread`,
+config/celery.py): one node, one beat, one process fewer than `-B`'s.
 Once the database is ready this process replaces itself (exec, same pid and process
 group) with `config/supervisor.py`, which holds no Django while it waits on children.
 """
@@ -45,7 +46,7 @@ class Command(BaseCommand):
                 "-A",
                 "config",
                 "worker",
-                "-B",
+                "--beat-thread",
                 "--schedule",
                 settings.CELERY_BEAT_SCHEDULE_FILENAME,
                 "-Q",
