@@ -107,9 +107,11 @@ class _Sql:
 
     def time(self, column: str) -> str:
         if self.postgres:
-            wire = WIRE_TIME_POSTGRES
-            return f"""'"' || to_char({column} AT TIME ZONE 'UTC', '{wire}') || '"'"""
-        return f"""'"' || strftime('{WIRE_TIME_STRFTIME.replace("%", "%%")}', {column}) || '"'"""
+            text = f"to_char({column} AT TIME ZONE 'UTC', '{WIRE_TIME_POSTGRES}')"
+        else:
+            text = f"strftime('{WIRE_TIME_STRFTIME.replace('%', '%%')}', {column})"
+        # null for what the database cannot read as a time, as `WireTime` gives it
+        return f"""coalesce('"' || {text} || '"', 'null')"""
 
     def money(self, column: str, places: int) -> str:
         if self.postgres:  # numeric(p, s) as text keeps its s places

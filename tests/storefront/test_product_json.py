@@ -10,7 +10,7 @@ from rest_framework.renderers import JSONRenderer
 
 from storefront.api import product_json, rows
 from storefront.api.base import StoreRenderer
-from storefront.models import Product
+from storefront.models import Category, Product, ProductImage, Variant
 from tests.storefront.factories import (
     CategoryFactory,
     ProductFactory,
@@ -96,18 +96,23 @@ def test_an_indented_page_is_drfs():
 
 
 @pytest.mark.parametrize(
-    "stored",
+    ("model", "stored"),
     [
-        {"name": {"es": 5}},
-        {"name": {"es": {"nested": "object"}}},
-        {"name": {"es": True}},
-        {"attributes": {"es": "an object, not a list"}},
+        (Product, {"name": {"es": 5}}),
+        (Product, {"name": {"es": {"nested": "object"}}}),
+        (Product, {"attributes": {"es": "an object, not a list"}}),
+        (Variant, {"values": [{"pt": True}]}),
+        (Variant, {"values": "not a list"}),
+        (ProductImage, {"alt": ["text", 1]}),
+        (Category, {"description": {"es": ["a list"]}}),
     ],
 )
-def test_values_the_database_does_not_write_are_rendered_by_python(api, store, stored):
+def test_values_the_database_does_not_write_are_rendered_by_python(api, store, model, stored):
     product = ProductFactory(store=store)
     VariantFactory(product=product)
-    Product.objects.filter(pk=product.pk).update(**stored)
+    ProductImageFactory(product=product)
+    product.categories.set([CategoryFactory(store=store)])
+    model.objects.update(**stored)
     assert product_json.page_body(store, [product.pk]) is None
     page = api.get("products")
     assert page.status_code == 200
