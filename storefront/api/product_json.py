@@ -135,7 +135,15 @@ class _Sql:
                     WHEN 'text' THEN json_quote(json_extract({document}, {key}))
                     WHEN 'null' THEN '""' ELSE char(1) END"""
             entries.append(f"""'"{code}":' || {value}""")
-        return "'{' || " + " || ',' || ".join(entries) + " || '}'"
+        written = "'{' || " + " || ',' || ".join(entries) + " || '}'"
+        if self.postgres or path:
+            return written
+        return f"CASE WHEN {self.nul(document)} THEN char(1) ELSE {written} END"
+
+    def nul(self, document: str) -> str:
+        """SQLite: the JSON text holds a NUL character, which its string functions would
+        cut the string at (jsonb refuses it)."""
+        return f"instr({document}, '\\u0000')"
 
     def each(self, column: str, element) -> str:
         """The JSON array of `element(...)` over the JSON list `column`, MARK if it is
@@ -150,11 +158,10 @@ class _Sql:
             )
             kind, array = f"json_type({column})", "'array'"
         listed = f"'[' || coalesce({items}, '') || ']'"
-        return f"CASE {kind} WHEN {array} THEN {listed} ELSE {self.mark} END"
-
-    @property
-    def mark(self) -> str:
-        return "chr(1)" if self.postgres else "char(1)"
+        if self.postgres:
+            return f"CASE {kind} WHEN {array} THEN {listed} ELSE chr(1) END"
+        return f"""CASE WHEN {self.nul(column)} THEN char(1)
+            WHEN {kind} = {array} THEN {listed} ELSE char(1) END"""
 
     def localized_list(self, column: str) -> str:
         if self.postgres:

@@ -6,6 +6,7 @@ import json
 
 import orjson
 import pytest
+from django.db import DataError, connection, transaction
 from rest_framework.renderers import JSONRenderer
 
 from storefront.api import product_json, rows
@@ -117,3 +118,25 @@ def test_values_the_database_does_not_write_are_rendered_by_python(api, store, m
     page = api.get("products")
     assert page.status_code == 200
     assert page.content == pythons(store, [product.pk])
+
+
+@pytest.mark.parametrize(
+    ("model", "stored"),
+    [
+        (Product, {"name": {"es": "cut \x00 here"}}),
+        (Variant, {"values": [{"es": "\x00"}]}),
+        (ProductImage, {"alt": ["\x00"]}),
+    ],
+)
+def test_a_nul_character_is_never_cut(api, store, model, stored):
+    """SQLite's string functions would end the string at it; PostgreSQL's jsonb refuses it."""
+    product = ProductFactory(store=store)
+    VariantFactory(product=product)
+    ProductImageFactory(product=product)
+    if connection.vendor == "postgresql":
+        with pytest.raises(DataError), transaction.atomic():
+            model.objects.update(**stored)
+        return
+    model.objects.update(**stored)
+    assert product_json.page_body(store, [product.pk]) is None
+    assert api.get("products").content == pythons(store, [product.pk])
