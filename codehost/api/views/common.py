@@ -18,6 +18,7 @@ from codehost.api.serializers.repos import (
 )
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, NotFound
+from codehost.kept import KeptInstances, any_id
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
 from config.plain_json import mark_plain
@@ -120,6 +121,13 @@ def render_repos(actor: access.Actor, rows, *, with_parent: bool = True) -> list
     return [REPOSITORY.render(row, context) for row in rows]
 
 
+# The owners of a page's repositories, by id (kept queries: see codehost.kept).
+OWNERS = KeptInstances(Owner, (), lambda owners: owners.filter(pk__in=any_id("ids")))
+OWNERS_WITH_ACCOUNTS = KeptInstances(
+    Owner, ("user",), lambda owners: owners.filter(pk__in=any_id("ids"))
+)
+
+
 def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -> dict:
     """What rendering `rows` reads beside them, one query per kind whatever the page size:
     the forks' parents (when shown), the owners (with their accounts when an admin looks:
@@ -135,8 +143,10 @@ def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -
         found = repository_rows(Repository.objects.filter(pk__in=parent_ids))
         parents = {row["id"]: row for row in found}
     everything = rows + list(parents.values())
-    owners = Owner.objects.select_related("user") if actor.is_admin else Owner.objects
-    owner_objects = owners.in_bulk({row["owner_id"] for row in everything})
+    owners = (OWNERS_WITH_ACCOUNTS if actor.is_admin else OWNERS).all(
+        ids={row["owner_id"] for row in everything}
+    )
+    owner_objects = {owner.pk: owner for owner in owners}
     for row in everything:
         row["full_name"] = f"{owner_objects[row['owner_id']].name}/{row['name']}"
     mirrors = {}
