@@ -228,14 +228,29 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
     linked to every repository of its organization, so it is matched by owner rather
     than through its thousands of links; only the other teams' links are read.
     """
+    me = actor.owner.pk if actor.signed_in else None
+    return visibility_condition(visibility_kind(actor, include_private), me)
+
+
+def visibility_kind(actor: Actor, include_private: bool = True) -> str:
+    """Which of the visibility conditions applies to the caller (a kept list's shape)."""
     if not actor.signed_in:
-        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
-    me = actor.owner.pk
+        return "anonymous"
     if not include_private:
-        if actor.is_admin:
-            return Q(private=False)
+        return "public" if actor.is_admin else "public-or-member"
+    return "everything" if actor.is_admin else "visible"
+
+
+def visibility_condition(kind: str, me):
+    """The condition of `visibility_kind`, for the caller's owner id `me` (a value, or a
+    kept query's marker)."""
+    if kind == "anonymous":
+        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
+    if kind == "public":
+        return Q(private=False)
+    if kind == "public-or-member":
         return RawSQL(VISIBLE_PUBLIC_SQL, (me,), output_field=BooleanField())
-    if actor.is_admin:
+    if kind == "everything":
         return None
     return RawSQL(VISIBLE_SQL, (me, me, me, me, me), output_field=BooleanField())
 

@@ -10,11 +10,13 @@ run replaces. Fetched values pass through Django's own converters, so rows and i
 are what the ORM would have built.
 """
 
+import re
 from collections.abc import Callable
 
 import orjson
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models.expressions import RawSQL
+from django.db.models.query import ValuesIterable
 
 
 class arg(str):  # lower case: written where a value goes, in filters
@@ -25,6 +27,11 @@ class arg(str):  # lower case: written where a value goes, in filters
 
     def __init__(self, name: str):
         self.name = name
+
+
+def value(name: str) -> RawSQL:
+    """`owner_id=value("owner")`: a per-run value where the field would refuse a marker."""
+    return RawSQL("%s", (arg(name),))
 
 
 def any_id(name: str) -> RawSQL:
@@ -44,46 +51,109 @@ def _id_subquery(vendor: str) -> str:
 
 
 class Kept:
-    """`build()` gives a `.values_list()` queryset with its markers; `rows(**values)` runs
-    it and answers its converted tuples."""
+    """`build()` gives a `.values_list()` or `.values()` queryset with its markers;
+    `rows(**values)` runs it and answers its converted tuples, or dicts for `.values()`."""
 
     def __init__(self, build: Callable):
         self.build = build
         self._compiled: dict[str, tuple] = {}
 
+    def _sql(self, sql: str, params: list) -> tuple[str, list]:
+        """What runs, of the compiled statement (subclasses rewrite it)."""
+        return sql, params
+
     def _compile(self, alias: str) -> tuple:
         queryset = self.build()
         compiler = queryset.query.get_compiler(alias)
-        sql, params = compiler.as_sql()
+        sql, params = self._sql(*compiler.as_sql())
         sql = _expand_id_lists(sql, params, compiler.connection.vendor)
         expressions = [selected[0] for selected in compiler.select[: compiler.col_count]]
         converters = [
             (position, chain, expression)
             for position, (chain, expression) in compiler.get_converters(expressions).items()
         ]
-        compiled = (sql, tuple(params), converters)
+        query = queryset.query
+        names = None
+        if issubclass(queryset._iterable_class, ValuesIterable):
+            names = (*query.extra_select, *query.values_select, *query.annotation_select)
+        compiled = (sql, [_binder(param) for param in params], converters, names)
         self._compiled[alias] = compiled
         return compiled
 
-    def rows(self, alias: str = DEFAULT_DB_ALIAS, **values) -> list[tuple]:
-        sql, params, converters = self._compiled.get(alias) or self._compile(alias)
+    def rows(self, alias: str = DEFAULT_DB_ALIAS, **values) -> list:
+        sql, params, converters, names = self._compiled.get(alias) or self._compile(alias)
         connection = connections[alias]
-        bound = tuple(_bind(param, values, connection.vendor) for param in params)
+        bound = tuple(bind(values, connection) for bind in params)
         with connection.cursor() as cursor:
             cursor.execute(sql, bound)
             fetched = cursor.fetchall()
-        if not converters:
+        if converters:
+            fetched = [_converted(row, converters, connection) for row in fetched]
+        if names is None:
             return fetched
-        rows = []
-        for row in fetched:
-            row = list(row)
-            for position, chain, expression in converters:
-                value = row[position]
-                for convert in chain:
-                    value = convert(value, expression, connection)
-                row[position] = value
-            rows.append(row)
-        return rows
+        return [dict(zip(names, row, strict=True)) for row in fetched]
+
+
+def _converted(row, converters, connection) -> list:
+    row = list(row)
+    for position, chain, expression in converters:
+        value = row[position]
+        for convert in chain:
+            value = convert(value, expression, connection)
+        row[position] = value
+    return row
+
+
+class _KeptCount(Kept):
+    """The number of rows of `build()`'s queryset: its statement with the select list
+    replaced by COUNT(*) (ordering dropped), as Django's `count()` writes it."""
+
+    def __init__(self, build: Callable):
+        super().__init__(lambda: build().order_by().values_list("pk"))
+
+    def _sql(self, sql: str, params: list) -> tuple[str, list]:
+        select, found, rest = sql.partition(" FROM ")
+        if not found or "SELECT" in select[len("SELECT") :]:
+            raise ValueError(f"not a plain select: {sql}")
+        return f"SELECT COUNT(*) FROM {rest}", params
+
+
+class _KeptWindow(Kept):
+    """`build()`'s rows from `offset`, at most `limit` of them."""
+
+    def _sql(self, sql: str, params: list) -> tuple[str, list]:
+        return f"{sql} LIMIT %s OFFSET %s", [*params, arg("limit"), arg("offset")]
+
+
+class KeptList:
+    """A list's count and pages, compiled once per shape: `build(shape)` gives the ordered
+    queryset with its markers, `shape` being whatever changes its SQL (who looks, which
+    filters apply); `rows(shape, **values)` is what the paginator counts and slices."""
+
+    def __init__(self, build: Callable):
+        self.build = build
+        self._shapes: dict = {}
+
+    def rows(self, shape, **values) -> "Window":
+        kept = self._shapes.get(shape)
+        if kept is None:
+            build = lambda: self.build(shape)  # noqa: E731
+            kept = self._shapes[shape] = (_KeptCount(build), _KeptWindow(build))
+        return Window(*kept, values)
+
+
+class Window:
+    """A kept list as the paginator uses a queryset: `count()` and `[start:stop]`."""
+
+    def __init__(self, count: Kept, window: Kept, values: dict):
+        self._count, self._window, self.values = count, window, values
+
+    def count(self) -> int:
+        return self._count.rows(**self.values)[0][0]
+
+    def __getitem__(self, bounds: slice) -> list:
+        start = bounds.start or 0
+        return self._window.rows(**self.values, offset=start, limit=bounds.stop - start)
 
 
 def _expand_id_lists(sql: str, params, vendor: str) -> str:
@@ -98,13 +168,29 @@ def _expand_id_lists(sql: str, params, vendor: str) -> str:
     return "".join(out)
 
 
-def _bind(param, values: dict, vendor: str):
-    if not isinstance(param, arg):
-        return param
-    value = values[param.name]
-    if isinstance(param, _IdList) and vendor != "postgresql":
-        return orjson.dumps(list(value)).decode()
-    return list(value) if isinstance(param, _IdList) else value
+_MARKER = re.compile("\0kept:([^\0]*)\0")
+
+
+def _binder(param) -> Callable:
+    """`bind(values, connection)`: the parameter of a run."""
+    if isinstance(param, _IdList):
+        name = param.name
+        return lambda values, connection: (
+            list(values[name])
+            if connection.vendor == "postgresql"
+            else orjson.dumps(list(values[name])).decode()
+        )
+    if isinstance(param, arg):
+        return lambda values, connection: values[param.name]
+    if isinstance(param, str) and "\0kept:" in param:
+        # A LIKE pattern around a marker (`__contains=arg(...)`): the value goes in escaped
+        # as Django escapes it.
+        def bind(values, connection):
+            escape = connection.ops.prep_for_like_query
+            return _MARKER.sub(lambda found: escape(values[found.group(1)]), param)
+
+        return bind
+    return lambda values, connection: param
 
 
 class KeptInstances(Kept):
