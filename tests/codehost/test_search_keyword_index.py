@@ -4,6 +4,7 @@ plain substring rule's for every kind of keyword, and follow every write."""
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from codehost.models import Repository
 from codehost.search import KEYWORD_CANDIDATES_SQL
@@ -116,7 +117,13 @@ def test_index_follows_creations_renames_topics_and_deletions(as_user, acme_repo
     assert found(as_user, "kestrel") == [] and found(as_user, "hawks") == []
 
 
-def test_keyword_reads_the_index_not_every_repository(acme_repos):
+def test_keyword_reads_the_index_not_every_repository(as_user, acme_repos):
+    with CaptureQueriesContext(connection) as queries:
+        assert found(as_user, "falcon") == ["FALCONRY", "ember", "falcon-service"]
+    counted, page = (q["sql"] for q in queries.captured_queries if "LIKE" in q["sql"])
+    if connection.vendor == "sqlite":
+        assert "codehost_repository_keyword_fts MATCH" in counted
+        assert "codehost_repository_keyword_fts MATCH" in page
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute(

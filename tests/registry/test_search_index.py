@@ -5,6 +5,7 @@ step with creations, renames and deletions."""
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from registry.models import Repository
 from registry.selectors import NAME_CANDIDATES_SQL
@@ -82,7 +83,11 @@ def test_index_follows_creations_renames_and_deletions(anon, library):
     assert found(anon, "mariadb") == []
 
 
-def test_search_of_a_term_reads_the_index_not_every_repository(library):
+def test_search_of_a_term_reads_the_index_not_every_repository(anon, library):
+    with CaptureQueriesContext(connection) as queries:
+        assert found(anon, "nginx") == ["library/NGINX-alpine", "library/nginx"]
+    if connection.vendor == "sqlite":
+        assert any("registry_repository_name_fts MATCH" in q["sql"] for q in queries)
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute(
