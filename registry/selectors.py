@@ -48,9 +48,12 @@ def repo_count() -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def project_list(user, name: str = "", public: bool | None = None, owner: str = ""):
-    """listProjects' filters: a name fragment, public or not, the owner's username."""
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
+def project_list(
+    user, name: str = "", public: bool | None = None, owner: str = "", marked: bool = False
+):
+    """listProjects' filters: a name fragment, public or not, the owner's username;
+    `marked` as access.visible_projects."""
+    queryset = access.visible_projects(user, marked=marked).annotate(repo_count=repo_count())
     if name:
         queryset = queryset.filter(name__icontains=name)
     if public is not None:
@@ -206,11 +209,13 @@ def repository_artifacts(project: Project, full_name: str, every: bool = False):
     return artifacts if every else artifacts.filter(default_base())
 
 
-def visible_repositories(user):
-    """Every repository for a system admin, those of the visible projects otherwise."""
+def visible_repositories(user, marked: bool = False):
+    """Every repository for a system admin, those of the visible projects otherwise;
+    `marked` as access.visible_projects."""
     if access.is_sysadmin(user):
         return Repository.objects.all()
-    return Repository.objects.filter(project__in=access.visible_projects(user).values("pk"))
+    visible = access.visible_projects(user, marked=marked).values("pk")
+    return Repository.objects.filter(project__in=visible)
 
 
 def with_artifact_count(repositories):
