@@ -156,11 +156,11 @@ def visibility(user) -> tuple[str | None, tuple]:
     """What `visible_projects(user, marked=True)`'s SQL depends on besides its markers
     (None for a robot: its projects are written into it), and the markers' values."""
     if is_sysadmin(user):
-        return "all", ()
+        return "all", (0, [])
     if not user.is_authenticated:
-        return "public", ()
+        return "public", (0, [])
     if robot_of(user):
-        return None, ()
+        return None, (0, [])
     return "member", (user.pk, group_ids(user))
 
 

@@ -115,16 +115,19 @@ def require_project_named(name: str) -> None:
 # --- search ---------------------------------------------------------------------------------
 
 
-def search_projects(user, term: str):
-    """The visible projects whose name holds `term` (case-sensitively, as Harbor's)."""
-    return project_list(user).filter(contains_exactly("name", term)).order_by("name", "pk")
+def search_projects(user, term: str, marked: bool = False):
+    """The visible projects whose name holds `term` (case-sensitively, as Harbor's);
+    `marked` as access.visible_projects, `term` then being a marker."""
+    projects = project_list(user, marked=marked)
+    return projects.filter(contains_exactly("name", term)).order_by("name", "pk")
 
 
-def search_repositories(user, term: str):
+def search_repositories(user, term: str, marked: bool = False):
     """The repositories of visible projects whose name holds `term` (any case), with their
     artifact count; `visible_project_names` gives their projects' names and public flags
-    (joining the projects here made SQLite's plan several times slower)."""
-    visible = access.visible_projects(user).values("pk")
+    (joining the projects here made SQLite's plan several times slower). `marked` as
+    `search_projects`."""
+    visible = access.visible_projects(user, marked=marked).values("pk")
     return (
         Repository.objects.filter(name__icontains=term, project__in=visible)
         .annotate(artifact_count=artifact_count())
@@ -132,10 +135,11 @@ def search_repositories(user, term: str):
     )
 
 
-def visible_project_names(user) -> dict[int, tuple[str, bool]]:
-    """{project id: (name, public)} of the projects the caller may see."""
-    rows = access.visible_projects(user).order_by().values_list("pk", "name", "is_public")
-    return {pk: (name, bool(public)) for pk, name, public in rows}
+def visible_project_names(user, marked: bool = False):
+    """(id, name, public) of the projects the caller may see; `marked` as
+    access.visible_projects."""
+    projects = access.visible_projects(user, marked=marked).order_by()
+    return projects.values("pk", "name", "is_public")
 
 
 # --- statistics -----------------------------------------------------------------------------
@@ -197,14 +201,15 @@ def artifact_count() -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def repository_artifacts(project: Project, full_name: str, every: bool = False):
-    """The artifacts of a project's repository (none when it does not exist, as Harbor
-    lists it: 200 []); Harbor's default set unless `every`."""
-    repository_id = (
-        Repository.objects.filter(project=project, name=full_name)
-        .values_list("pk", flat=True)
-        .first()
-    )
+def repository_id(project: Project, full_name: str) -> int | None:
+    """The id of a project's repository, None when it does not exist."""
+    repositories = Repository.objects.filter(project=project, name=full_name).order_by()
+    return repositories.values_list("pk", flat=True).first()
+
+
+def repository_artifacts(repository_id: int | None, every: bool = False):
+    """The artifacts of a repository (none when it does not exist, as Harbor lists it:
+    200 []); Harbor's default set unless `every`."""
     artifacts = Artifact.objects.filter(repository_id=repository_id)
     return artifacts if every else artifacts.filter(default_base())
 

@@ -5,7 +5,8 @@ request; for the registry's lists that cost more CPU than the database spent run
 them. A `Statement` is a `.values()` queryset compiled once, then run with each request's
 values put where the queryset held *markers*: ints from a reserved range (`mark(slot)`),
 written as filter values or as the one parameter of `ids_in` (a list of ids bound as one
-value, so the SQL is the same whatever the list's length). `kept(key, build)` keeps a
+value, so the SQL is the same whatever the list's length), and texts holding NUL (which
+no request value reaching SQL holds: `mark_text(slot)`). `kept(key, build)` keeps a
 statement per database and key; the key must name everything the built SQL depends on
 besides the markers (a request whose SQL depends on its own filter values passes no key
 and compiles its statement itself).
@@ -24,6 +25,12 @@ _SLOTS = 16
 def mark(slot: int) -> int:
     """The marker of the request value `slot` (0 to 15)."""
     return _MARKS - slot
+
+
+def mark_text(slot: int) -> str:
+    """The marker of the request text `slot`; inside a longer parameter it is a LIKE
+    pattern's (Django's contains lookups), and the text is escaped there as Django does."""
+    return f"\x00mark{slot}\x00"
 
 
 def ids_in(slot: int, alias: str = "default") -> RawSQL:
@@ -81,7 +88,12 @@ class Bound:
     def _params(self, params: tuple, slots: list[tuple[int, int]]) -> list:
         params = list(params)
         for position, slot in slots:
-            params[position] = self.values[slot]
+            value = self.values[slot]
+            marker = params[position]
+            if type(marker) is str and marker != mark_text(slot):
+                connection = connections[self.statement.alias]
+                value = marker.replace(mark_text(slot), connection.ops.prep_for_like_query(value))
+            params[position] = value
         return params
 
     def _run(self, sql: str, params: list) -> list:
@@ -123,11 +135,12 @@ def kept(key: tuple | None, build: Callable) -> Statement:
 
 
 def _slots(params) -> tuple[tuple, list[tuple[int, int]]]:
-    slots = [
-        (position, _MARKS - value)
-        for position, value in enumerate(params)
-        if type(value) is int and _MARKS - _SLOTS < value <= _MARKS
-    ]
+    slots = []
+    for position, value in enumerate(params):
+        if type(value) is int and _MARKS - _SLOTS < value <= _MARKS:
+            slots.append((position, _MARKS - value))
+        elif type(value) is str and "\x00mark" in value:
+            slots += [(position, n) for n in range(_SLOTS) if mark_text(n) in value]
     return tuple(params), slots
 
 

@@ -56,3 +56,26 @@ def test_callers_taking_turns_each_see_their_own_projects_and_repositories(
     assert roles == {"open": 0, "theirs": Role.GUEST}
     for name in ("mine", "open"):
         assert _names(alice_client, f"/api/v2.0/projects/{name}/repositories") == [f"{name}/app"]
+
+
+def test_search_terms_taking_turns_are_each_matched_as_typed(alice, alice_client, anon):
+    public = ProjectFactory(name="open", owner=alice, public=True)
+    ProjectFactory(name="mine", owner=alice)
+    for repository in ("app_1", "appx1", "other"):
+        push(public, repository)
+    push(ProjectFactory(name="hidden", owner=UserFactory(username="dave")), "app_1")
+
+    def search(client, term: str) -> tuple[list[str], list[str]]:
+        found = client.get("/api/v2.0/search", {"q": term}).json()
+        projects = [p["name"] for p in found["project"]]
+        return projects, [r["repository_name"] for r in found["repository"]]
+
+    for _ in range(2):
+        # LIKE's wildcards in a term are plain characters, as in Harbor.
+        assert search(anon, "p_1") == ([], ["open/app_1"])
+        assert search(alice_client, "P_1") == ([], ["open/app_1"])
+        assert search(anon, "%") == ([], [])
+        assert search(alice_client, "app") == ([], ["open/app_1", "open/appx1"])
+        everything = ["open/app_1", "open/appx1", "open/other"]
+        assert search(alice_client, "n") == (["mine", "open"], everything)
+        assert search(anon, "n") == (["open"], everything)

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from config import health
 from config.plain_json import mark_plain
-from registry import configuration, selectors
+from registry import access, configuration, selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.permissions import require_login, require_sysadmin
@@ -100,10 +100,28 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
+        kind, values = access.visibility(user)
+        # The statements are kept per caller kind, the term bound as slot 2.
+        text = statements.mark_text(2)
+
+        def kept(name: str, build):
+            return statements.kept(kind and (name, kind), build).bind(*values, term)
+
         # Harbor's search shows projects without owner_name and without allowlist contents.
-        projects = list(project_rows(selectors.search_projects(user, term), with_owner=False))
-        repositories = selectors.search_repositories(user, term).values(*SEARCH_REPOSITORY.columns)
-        context = {"projects": selectors.visible_project_names(user)}
+        projects = list(
+            kept(
+                "search_projects",
+                lambda: project_rows(selectors.search_projects(user, text, True), False),
+            )
+        )
+        repositories = kept(
+            "search_repositories",
+            lambda: selectors.search_repositories(user, text, True).values(
+                *SEARCH_REPOSITORY.columns
+            ),
+        )
+        names = kept("search_names", lambda: selectors.visible_project_names(user, True))
+        context = {"projects": {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}}
         return mark_plain(
             Response(
                 {
