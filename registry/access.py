@@ -175,11 +175,10 @@ def roles_of(user, project: Project) -> list[int]:
     """The caller's role ids in the project (direct and through groups), highest first."""
     if not user.is_authenticated:
         return []
-    members = getattr(project, "caller_members", None)
-    if members is None:
-        members = list(ProjectMember.objects.filter(membership_filter(user), project=project))
-        project.caller_members = members
-    return _ranked({member.role for member in members})
+    roles = getattr(project, "caller_roles", None)
+    if roles is None:
+        roles = project.caller_roles = roles_by_project(user, [project.pk]).get(project.pk, [])
+    return roles
 
 
 def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:

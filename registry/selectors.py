@@ -63,8 +63,9 @@ def project_list(
     return queryset
 
 
-def project_members(project: Project):
-    """A project's members as Harbor lists them: users first (by username), then groups."""
+def project_members(project: Project | int):
+    """A project's members (of a project or its id) as Harbor lists them: users first
+    (by username), then groups."""
     return (
         ProjectMember.objects.filter(project=project)
         .select_related("user", "group")

@@ -132,9 +132,11 @@ def _metadata_by_project(ids: list[int]) -> dict[int, dict]:
 
 
 def _metadata():
-    """Metadata entries of the projects whose ids are bound as slot 0."""
+    """Metadata entries of the projects whose ids are bound as slot 0, each project's by
+    name (ordered by project first, the (project, name) index serves it: ordered by name
+    alone, SQLite scanned every project's entries)."""
     entries = ProjectMetadata.objects.filter(project_id__in=statements.ids_in(0))
-    return entries.order_by("name").values_list("project_id", "name", "value")
+    return entries.order_by("project_id", "name").values_list("project_id", "name", "value")
 
 
 class CVEAllowlistItemReqSerializer(serializers.Serializer):
