@@ -28,3 +28,33 @@ class PostgresOnlySQL(VendorSQL):
 
 class SQLiteOnlySQL(VendorSQL):
     vendor = "sqlite"
+
+
+def sqlite_trigram_table(table: str, fts: str, columns: list[str]) -> SQLiteOnlySQL:
+    """An FTS5 trigram table `fts` over `columns` of `table` (external content: it holds
+    the index only), filled now and kept by triggers on every write to those columns.
+    A table rebuilt by a later schema change on SQLite loses its triggers: each app tests
+    that its table follows creations, renames and deletions."""
+    listed = ", ".join(columns)
+    new = ", ".join(["new.id", *(f"new.{c}" for c in columns)])
+    old = ", ".join(["old.id", *(f"old.{c}" for c in columns)])
+    return SQLiteOnlySQL(
+        [
+            f"CREATE VIRTUAL TABLE {fts} USING fts5({listed}, content='{table}', "
+            "content_rowid='id', tokenize='trigram')",
+            f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN "
+            f"INSERT INTO {fts}(rowid, {listed}) VALUES ({new}); END",
+            f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN "
+            f"INSERT INTO {fts}({fts}, rowid, {listed}) VALUES ('delete', {old}); END",
+            f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {listed} ON {table} BEGIN "
+            f"INSERT INTO {fts}({fts}, rowid, {listed}) VALUES ('delete', {old}); "
+            f"INSERT INTO {fts}(rowid, {listed}) VALUES ({new}); END",
+            f"INSERT INTO {fts}({fts}) VALUES ('rebuild')",
+        ],
+        reverse_sql=[
+            f"DROP TRIGGER {fts}_insert",
+            f"DROP TRIGGER {fts}_delete",
+            f"DROP TRIGGER {fts}_update",
+            f"DROP TABLE {fts}",
+        ],
+    )
