@@ -24,6 +24,9 @@ from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME, bound_id
 from storefront.models import Category, Product, ProductImage, Variant
 
 MARK = b"\x01"
+# A lone surrogate (SQLite keeps `\ud800` in its JSON text): its bytes are not UTF-8, and
+# Python's rendering refuses it as it always has.
+SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
 # Language codes written into the SQL as object keys and JSON paths: letters only.
 CODE = re.compile(r"[A-Za-z]{1,8}")
 
@@ -83,7 +86,9 @@ def page_body(store, ids: list[int]) -> Encoded | None:
             b"]}",
         )
     body = b"".join(parts) + b"]" if parts else b"[]"
-    return None if MARK in body else Encoded(body)
+    if MARK in body or (b"\xed" in body and SURROGATE.search(body)):
+        return None
+    return Encoded(body)
 
 
 class _Sql:
