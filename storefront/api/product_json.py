@@ -8,9 +8,10 @@ PostgreSQL's to_json), decimals with their places, timestamps as `WireTime`. Pyt
 only joins a product's text with its children's.
 
 Values the SQL does not write as Python would (an internationalized value that is
-neither a string nor null, a list column that is not a list) come out as the byte
-MARK, which valid JSON text never holds unescaped: a page holding one is rendered in
-Python instead (`storefront.api.rows.render_products`).
+neither a string nor null, a list column that is not a list, on SQLite a JSON column
+holding a NUL character) come out as the byte MARK, which valid JSON text never holds
+unescaped: a page holding one is rendered in Python instead
+(`storefront.api.rows.render_products`).
 """
 
 import re
@@ -85,7 +86,8 @@ def page_body(store, ids: list[int]) -> Encoded | None:
             b",".join(categories.get(pk, ())),
             b"]}",
         )
-    body = b"".join(parts) + b"]" if parts else b"[]"
+    parts.append(b"]" if parts else b"[]")
+    body = b"".join(parts)
     if MARK in body or (b"\xed" in body and SURROGATE.search(body)):
         return None
     return Encoded(body)
