@@ -8,9 +8,10 @@ PostgreSQL's to_json), decimals with their places, timestamps as `WireTime`. Pyt
 only joins a product's text with its children's.
 
 Values the SQL does not write as Python would (an internationalized value that is
-neither a string nor null, a list column that is not a list) come out as the byte
-MARK, which valid JSON text never holds unescaped: a page holding one is rendered in
-Python instead (`storefront.api.rows.render_products`).
+neither a string nor null, a list column that is not a list, on SQLite a JSON column
+holding a NUL character) come out as the byte MARK, which valid JSON text never holds
+unescaped: a page holding one is rendered in Python instead
+(`storefront.api.rows.render_products`).
 """
 
 import re
@@ -24,6 +25,9 @@ from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME, bound_id
 from storefront.models import Category, Product, ProductImage, Variant
 
 MARK = b"\x01"
+# A lone surrogate (SQLite keeps `\ud800` in its JSON text): its bytes are not UTF-8, and
+# Python's rendering refuses it as it always has.
+SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
 # Language codes written into the SQL as object keys and JSON paths: letters only.
 CODE = re.compile(r"[A-Za-z]{1,8}")
 
@@ -82,8 +86,11 @@ def page_body(store, ids: list[int]) -> Encoded | None:
             b",".join(categories.get(pk, ())),
             b"]}",
         )
-    body = b"".join(parts) + b"]" if parts else b"[]"
-    return None if MARK in body else Encoded(body)
+    parts.append(b"]" if parts else b"[]")
+    body = b"".join(parts)
+    if MARK in body or (b"\xed" in body and SURROGATE.search(body)):
+        return None
+    return Encoded(body)
 
 
 class _Sql:

@@ -140,3 +140,15 @@ def test_a_nul_character_is_never_cut(api, store, model, stored):
     model.objects.update(**stored)
     assert product_json.page_body(store, [product.pk]) is None
     assert api.get("products").content == pythons(store, [product.pk])
+
+
+def test_a_lone_surrogate_is_left_to_python(store):
+    """SQLite's JSON functions write it as bytes that are not UTF-8; jsonb refuses it."""
+    product = ProductFactory(store=store)
+    stored = {"name": {"es": "lone \ud800 surrogate"}}
+    if connection.vendor == "postgresql":
+        with pytest.raises(DataError), transaction.atomic():
+            Product.objects.filter(pk=product.pk).update(**stored)
+        return
+    Product.objects.filter(pk=product.pk).update(**stored)
+    assert product_json.page_body(store, [product.pk]) is None
