@@ -4,13 +4,14 @@ from rest_framework.parsers import JSONParser
 from config import json_shape
 
 
-class NulInJSON(ParseError):
+class UnstorableJSON(ParseError):
     """Well-formed JSON refused by our rule (services answer it as their own bad request)."""
 
 
 class StrictJSONParser(JSONParser):
-    """JSON whose strings hold no NUL character: PostgreSQL text cannot store one, so such a
-    body is refused as malformed instead of failing in the database. JSON nested deeper
+    """JSON whose strings hold no NUL character (PostgreSQL text cannot store one) and no
+    lone surrogate (no UTF-8 answer can carry one): such a body is refused as malformed
+    instead of failing in the database or in every later answer holding it. JSON nested deeper
     than json_shape.MAX_DEPTH is malformed too (deeper fails in the decoder itself)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
@@ -19,8 +20,8 @@ class StrictJSONParser(JSONParser):
         except RecursionError as exc:
             raise ParseError(f"JSON parse error - {json_shape.TOO_DEEP}") from exc
         found = json_shape.problem(data)
-        if found == json_shape.HOLDS_NUL:
-            raise NulInJSON(f"JSON parse error - {found}")
+        if found in json_shape.UNSTORABLE:
+            raise UnstorableJSON(f"JSON parse error - {found}")
         if found:
             raise ParseError(f"JSON parse error - {found}")
         return data

@@ -20,7 +20,7 @@ import re
 from rest_framework.exceptions import ParseError
 
 from config.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
-from config.parsers import NulInJSON
+from config.parsers import UnstorableJSON
 from registry.api.harbor_schema import model_name, resolve
 from registry.errors import UnprocessableEntity
 
@@ -235,7 +235,7 @@ def body_failure(spec: dict, request) -> str | Failures | None:
         return f"{name} in body is required" if spec.get("required") else None
     try:
         data = request.data
-    except NulInJSON:
+    except UnstorableJSON:
         raise  # valid JSON to go-swagger; our own rule answers it (400)
     except ParseError as error:
         return f'parsing {name} body from "" failed, because {error.detail}'

@@ -91,6 +91,8 @@ def test_wrong_method_is_405_in_service_format(client, db, path, check):
 
 
 @pytest.mark.django_db
+# NUL: PostgreSQL cannot store it; a lone surrogate: no UTF-8 answer can carry it.
+@pytest.mark.parametrize("character", ["\\u0000", "\\ud800", "\\udfff"])
 @pytest.mark.parametrize(
     ("path", "status", "check"),
     [
@@ -99,10 +101,12 @@ def test_wrong_method_is_405_in_service_format(client, db, path, check):
         ("/api/v1/user/repos", 422, lambda body: "message" in body and "url" in body),
     ],
 )
-def test_nul_character_in_a_json_body_is_refused_not_500(client, admin_user, path, status, check):
+def test_nul_or_lone_surrogate_in_a_json_body_is_refused_not_500(
+    client, admin_user, path, status, check, character
+):
     response = client.post(
         path,
-        data='{"project_name": "a\\u0000b", "name": "a\\u0000b"}',
+        data=f'{{"project_name": "a{character}b", "name": "a{character}b"}}',
         content_type="application/json",
         HTTP_AUTHORIZATION="Basic " + base64.b64encode(b"admin:password").decode(),
     )

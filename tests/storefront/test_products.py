@@ -83,6 +83,16 @@ def test_an_empty_video_url_is_shown_as_null(api):
     assert created.status_code == 201 and created.json()["video_url"] is None
 
 
+def test_a_lone_surrogate_is_refused_and_the_list_still_answers(api):
+    # It decodes to a string no UTF-8 answer can carry: stored, every list holding it was
+    # a 500 (SQLite stores it; PostgreSQL's jsonb refused it with a 500 at once).
+    for body in ('{"name": {"es": "a\\ud800"}}', '{"name": "x", "tags": "\\udc00"}'):
+        refused = api.post("products", body)
+        assert refused.status_code == 400
+        assert refused.json() == {"error": "Problems parsing JSON"}
+    assert api.get("products").status_code == 200
+
+
 def test_create_validation_is_a_field_map(api):
     assert api.post("products", {"name": ""}).json() == {"name": ["can't be blank"]}
     assert api.post("products", {"name": {"fr": "x"}}).status_code == 422
