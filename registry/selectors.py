@@ -4,7 +4,9 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan
 
@@ -123,23 +125,40 @@ def search_projects(user, term: str, marked: bool = False):
     return projects.filter(contains_exactly("name", term)).order_by("name", "pk")
 
 
-def search_repositories(user, term: str, marked: bool = False):
+def search_repositories(user, term: str, marked: bool = False, phrase: str = ""):
     """The repositories of visible projects whose name holds `term` (any case), with their
     artifact count; `visible_project_names` gives their projects' names and public flags
     (joining the projects here made SQLite's plan several times slower). `marked` as
-    `search_projects`."""
+    `search_projects`; `phrase`, on SQLite, the trigram table's query (`name_phrase`)."""
     visible = access.visible_projects(user, marked=marked).values("pk")
-    return (
-        Repository.objects.filter(name__icontains=term, project__in=visible)
-        .annotate(artifact_count=artifact_count())
-        .order_by("name", "pk")
-    )
+    repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
+    if phrase:
+        repositories = repositories.filter(pk__in=RawSQL(NAME_CANDIDATES_SQL, [phrase]))
+    return repositories.annotate(artifact_count=artifact_count()).order_by("name", "pk")
 
 
-def visible_project_names(user, marked: bool = False):
+# SQLite's FTS5 trigram table of repository names (migration 0008) gives the candidates of
+# a term of 3 characters or more, a superset (its case folding is Unicode's); the LIKE
+# then decides with SQLite's own case rule. PostgreSQL's trigram index serves the LIKE.
+NAME_CANDIDATES_SQL = (
+    "SELECT rowid FROM registry_repository_name_fts WHERE registry_repository_name_fts MATCH %s"
+)
+
+
+def name_phrase(term: str) -> str:
+    """The trigram table's query for `term`: "" off SQLite or under 3 characters."""
+    if connection.vendor != "sqlite" or len(term) < 3:
+        return ""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def visible_project_names(user, marked: bool = False, among=None):
     """(id, name, public) of the projects the caller may see; `marked` as
-    access.visible_projects."""
+    access.visible_projects; `among` (ids, or `statements.ids_in`) narrows them to a
+    search's results' projects instead of every project of the install."""
     projects = access.visible_projects(user, marked=marked).order_by()
+    if among is not None:
+        projects = projects.filter(pk__in=among)
     return projects.values("pk", "name", "is_public")
 
 

@@ -101,11 +101,12 @@ class SearchView(HarborViewMixin, APIView):
         term = self.query_required("q")
         user = request.user
         kind, values = access.visibility(user)
-        # The statements are kept per caller kind, the term bound as slot 2.
-        text = statements.mark_text(2)
+        # The statements are kept per caller kind; bound: the term as slot 2, the trigram
+        # table's query as slot 3 (SQLite), the results' project ids as slot 4.
+        text, phrase = statements.mark_text(2), selectors.name_phrase(term)
 
-        def kept(name: str, build):
-            return statements.kept(kind and (name, kind), build).bind(*values, term)
+        def kept(name: str, build, *more):
+            return statements.kept(kind and (name, kind), build).bind(*values, term, *more)
 
         # Harbor's search shows projects without owner_name and without allowlist contents.
         projects = list(
@@ -114,13 +115,22 @@ class SearchView(HarborViewMixin, APIView):
                 lambda: project_rows(selectors.search_projects(user, text, True), False),
             )
         )
-        repositories = kept(
-            "search_repositories",
-            lambda: selectors.search_repositories(user, text, True).values(
-                *SEARCH_REPOSITORY.columns
-            ),
+        repositories = list(
+            kept(
+                "search_repositories" + ("_by_trigrams" if phrase else ""),
+                lambda: selectors.search_repositories(
+                    user, text, True, phrase and statements.mark_text(3)
+                ).values(*SEARCH_REPOSITORY.columns),
+                phrase,
+            )
         )
-        names = kept("search_names", lambda: selectors.visible_project_names(user, True))
+        among = sorted({row["project_id"] for row in repositories})
+        names = kept(
+            "search_names",
+            lambda: selectors.visible_project_names(user, True, statements.ids_in(4)),
+            phrase,
+            among,
+        )
         context = {"projects": {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}}
         return mark_plain(
             Response(
