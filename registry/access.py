@@ -4,7 +4,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from registry import statements
 from registry.ldap import signin
-from registry.models import Project, ProjectMember, ProjectMetadata, Role
+from registry.models import Project, ProjectMember, ProjectMetadata, Role, UserGroup
 
 # Highest role first, as Harbor picks `current_user_role_id`.
 ROLE_RANK = [Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER, Role.GUEST, Role.LIMITED_GUEST]
@@ -109,11 +109,18 @@ def group_ids(user) -> list[int]:
         return []
     cached = getattr(user, "_registry_group_ids", None)
     if cached is None:
-        cached = list(user.harbor_groups.values_list("id", flat=True))
+        links = statements.kept(("user_groups",), _marked_group_links).bind(user.pk)
+        cached = [group_id for (group_id,) in links]
         # The user's LDAP groups, as the directory says (cached briefly in registry.ldap.signin).
         cached += [pk for pk in signin.group_ids_for(user) if pk not in cached]
         user._registry_group_ids = cached
     return cached
+
+
+def _marked_group_links() -> QuerySet:
+    """The ids of the groups of the user whose id is bound as slot 0."""
+    links = UserGroup.users.through.objects.filter(user_id=statements.mark(0))
+    return links.order_by("usergroup__group_name", "usergroup_id").values_list("usergroup_id")
 
 
 def membership_filter(user, prefix: str = "") -> Q:

@@ -10,7 +10,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan
 
-from registry import access, configuration
+from registry import access, configuration, statements
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
@@ -223,8 +223,16 @@ def artifact_count() -> Coalesce:
 
 def repository_id(project: Project, full_name: str) -> int | None:
     """The id of a project's repository, None when it does not exist."""
-    repositories = Repository.objects.filter(project=project, name=full_name).order_by()
-    return repositories.values_list("pk", flat=True).first()
+    found = statements.kept(("repository_id",), _repository_by_name).bind(project.pk, full_name)
+    return next((pk for (pk,) in found), None)
+
+
+def _repository_by_name():
+    """The id of the repository of the project bound as slot 0 named as slot 1."""
+    repositories = Repository.objects.filter(
+        project_id=statements.mark(0), name=statements.mark_text(1)
+    )
+    return repositories.order_by().values_list("pk")
 
 
 def repository_artifacts(repository_id: int | None, every: bool = False):

@@ -41,10 +41,17 @@ def ids_in(slot: int, alias: str = "default") -> RawSQL:
     return RawSQL("SELECT value FROM json_each(%s)", (mark(slot),))
 
 
-class Statement:
-    """A `.values()` (or `.values_list()`) queryset compiled once: its rows, its count."""
+_LIMIT, _OFFSET = _SLOTS - 2, _SLOTS - 1  # a page's bounds, in `ids_first` statements
 
-    def __init__(self, queryset):
+
+class Statement:
+    """A `.values()` (or `.values_list()`) queryset compiled once: its rows, its count.
+
+    `ids_first`: a page selects its rows' ids first (sorted and cut in a subquery), then
+    their columns. SQLite otherwise computes every selected column (correlated counts
+    among them) of every matching row before it sorts them and keeps a page."""
+
+    def __init__(self, queryset, ids_first: bool = False):
         query = queryset.query
         compiler = query.get_compiler(queryset.db)
         self.alias = queryset.db
@@ -67,6 +74,14 @@ class Statement:
         self.count_sql = f"SELECT COUNT(*) FROM ({count_sql}) counted"
         self.params, self.slots = _slots(params)
         self.count_params, self.count_slots = _slots(count_params)
+        self.page_sql = f"{self.sql} LIMIT %s OFFSET %s"
+        self.page_params, self.page_slots = _slots((*params, mark(_LIMIT), mark(_OFFSET)))
+        if ids_first and not query.distinct:
+            ids_sql, ids_params = queryset.values_list("pk").query.get_compiler(self.alias).as_sql()
+            bounds = (*ids_params, mark(_LIMIT), mark(_OFFSET))
+            page = queryset.filter(pk__in=RawSQL(f"{ids_sql} LIMIT %s OFFSET %s", bounds))
+            self.page_sql, page_params = page.query.get_compiler(self.alias).as_sql()
+            self.page_params, self.page_slots = _slots(page_params)
 
     def bind(self, *values) -> "Bound":
         """The statement with the request's values (slot order); id lists as lists."""
@@ -85,10 +100,10 @@ class Bound:
         self.statement = statement
         self.values = values
 
-    def _params(self, params: tuple, slots: list[tuple[int, int]]) -> list:
+    def _params(self, params: tuple, slots: list[tuple[int, int]], bounds=None) -> list:
         params = list(params)
         for position, slot in slots:
-            value = self.values[slot]
+            value = bounds[slot] if slot in (_LIMIT, _OFFSET) else self.values[slot]
             marker = params[position]
             if type(marker) is str and marker != mark_text(slot):
                 connection = connections[self.statement.alias]
@@ -108,10 +123,9 @@ class Bound:
 
     def __getitem__(self, window: slice) -> list:
         statement = self.statement
-        params = self._params(statement.params, statement.slots)
-        limit = window.stop - window.start
-        records = self._run(f"{statement.sql} LIMIT %s OFFSET %s", [*params, limit, window.start])
-        return list(map(statement.build, records))
+        bounds = {_LIMIT: window.stop - window.start, _OFFSET: window.start}
+        params = self._params(statement.page_params, statement.page_slots, bounds)
+        return list(map(statement.build, self._run(statement.page_sql, params)))
 
     def __iter__(self):
         statement = self.statement
@@ -122,15 +136,15 @@ class Bound:
 _kept: dict[tuple, Statement] = {}
 
 
-def kept(key: tuple | None, build: Callable) -> Statement:
+def kept(key: tuple | None, build: Callable, ids_first: bool = False) -> Statement:
     """The statement of `build()` (a queryset), compiled once per database and `key`; each
     time when `key` is None."""
     if key is None:
-        return Statement(build())
+        return Statement(build(), ids_first)
     key = (connections["default"].vendor, *key)
     statement = _kept.get(key)
     if statement is None:
-        statement = _kept[key] = Statement(build())
+        statement = _kept[key] = Statement(build(), ids_first)
     return statement
 
 

@@ -54,6 +54,14 @@ def test_callers_taking_turns_each_see_their_own_projects_and_repositories(
         for p in carol_client.get("/api/v2.0/projects").json()
     }
     assert roles == {"open": 0, "theirs": Role.GUEST}
+    # A page's rows are picked by id first: pages in turn give the whole list, in order.
+    whole = [r["name"] for r in admin_client.get("/api/v2.0/repositories").json()]
+    paged = [
+        r["name"]
+        for page in (1, 2, 3, 4)
+        for r in admin_client.get("/api/v2.0/repositories", {"page": page, "page_size": 1}).json()
+    ]
+    assert paged == whole and len(whole) == 4
     for name in ("mine", "open"):
         assert _names(alice_client, f"/api/v2.0/projects/{name}/repositories") == [f"{name}/app"]
 

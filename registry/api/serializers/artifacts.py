@@ -17,7 +17,6 @@ from registry.api.serializers.fields import (
     _out,
     harbor_record,
     harbor_time,
-    harbor_times,
     null_when_empty,
     time_or_zero,
 )
@@ -32,17 +31,17 @@ REPOSITORY = harbor_record(
         "description": Field(_out(serializers.CharField, allow_blank=True)),
         "artifact_count": Field(_out(serializers.IntegerField), omit=ALWAYS),
         "pull_count": Field(_out(serializers.IntegerField), omit=ALWAYS),
-        # Formatted by the database (repository_rows annotates them).
-        "creation_time": Field(HarborTimeField(), "creation_time_text"),
-        "update_time": Field(HarborTimeField(), "update_time_text"),
+        # Formatted here, not by the database: SQLite computes a page's selected columns
+        # for every matching row before it sorts them (100,000 repositories: 2x slower).
+        "creation_time": Field(HarborTimeField(), convert=harbor_time),
+        "update_time": Field(HarborTimeField(), convert=harbor_time),
     },
 )
 
 
 def repository_rows(queryset):
     """Rows of the repositories of `queryset` as REPOSITORY reads them."""
-    times = harbor_times("creation_time", "update_time")
-    return queryset.annotate(**times).values(*REPOSITORY.columns)
+    return queryset.values(*REPOSITORY.columns)
 
 
 class RepositoryUpdateSerializer(serializers.Serializer):

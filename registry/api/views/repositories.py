@@ -58,7 +58,7 @@ class RepositoryListMixin(HarborViewMixin):
             queryset = REPOSITORY_LISTING.filter(selectors.with_artifact_count(build()), params)
             return repository_rows(queryset)
 
-        page = self.page(statements.kept(key, rows).bind(*values))
+        page = self.page(statements.kept(key, rows, ids_first=True).bind(*values))
         return self.paginated([REPOSITORY.render(row) for row in page], plain=True)
 
 
