@@ -4,9 +4,11 @@ Keyword matching uses `lower_name LIKE '%kw%'`, `topics_index LIKE` and
 `UPPER(description) LIKE`, all served by trigram GIN indexes on PostgreSQL.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from django.db import connection
 from django.db.models import Case, Q, When
+from django.db.models.expressions import RawSQL
 
 from codehost.access import Actor, visibility_condition, visibility_kind
 from codehost.errors import Invalid
@@ -97,6 +99,7 @@ class _Shape:
     archived: bool | None
     priority: bool
     order_by: tuple[str, ...]
+    candidates: bool = False  # SQLite: the keyword's rows come from its trigram table
 
 
 def _words(keyword: str) -> list[str]:
@@ -118,6 +121,33 @@ def keyword_filter(shape: _Shape, given) -> Q:
         if shape.include_desc:
             match |= Q(description__icontains=word)
     return match
+
+
+KEYWORD_CANDIDATES_SQL = (
+    "SELECT rowid FROM codehost_repository_keyword_fts "
+    "WHERE codehost_repository_keyword_fts MATCH %s"
+)
+
+
+def keyword_candidates(words: list[str], topic_only: bool, include_desc: bool) -> str:
+    """SQLite's FTS5 query of the rows the trigram table (migration 0008) says may match:
+    a superset of keyword_filter's (its folding of case is Unicode's, LIKE's ASCII's), so
+    that filter still decides. "" when a word is under 3 characters (no trigram)."""
+    phrases = []
+    for word in words:
+        columns = (
+            "{lower_name topics_index description}"
+            if include_desc
+            else ("{lower_name topics_index}")
+        )
+        if topic_only:
+            word, columns = f",{word},", "topics_index"
+        elif "/" in word:
+            word, columns = word.partition("/")[2], "lower_name"
+        if len(word) < 3:
+            return ""
+        phrases.append(f'{columns} : "{word.replace(chr(34), chr(34) * 2)}"')
+    return " OR ".join(phrases)
 
 
 def _shape_and_values(actor: Actor, options: SearchOptions) -> tuple[_Shape, dict]:
@@ -165,6 +195,13 @@ def _shape_and_values(actor: Actor, options: SearchOptions) -> tuple[_Shape, dic
         priority=options.priority_owner_id > 0,
         order_by=tuple(order_by),
     )
+    if connection.vendor == "sqlite" and words:
+        candidates = keyword_candidates(
+            _words(options.keyword), options.topic_only, options.include_desc
+        )
+        if candidates:
+            values["candidates"] = candidates
+            shape = replace(shape, candidates=True)
     return shape, values
 
 
@@ -175,6 +212,8 @@ def _search(shape: _Shape, given):
         repos = repos.filter(visible)
     if shape.words:
         repos = repos.filter(keyword_filter(shape, given))
+    if shape.candidates:
+        repos = repos.filter(pk__in=RawSQL(KEYWORD_CANDIDATES_SQL, [given.text("candidates")]))
     if shape.contributor:
         uid = given.number("uid")
         owned = Q(owner_id=uid)
