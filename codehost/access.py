@@ -12,8 +12,9 @@ For a page of repositories this costs at most three queries, whatever the page s
 
 from dataclasses import dataclass, field
 
-from django.db.models import BooleanField, JSONField, Q, Value
+from django.db.models import BooleanField, F, Func, JSONField, Q, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.lookups import In
 
 from codehost.errors import Forbidden, NotFound
 from codehost.kept import Kept, any_id, arg
@@ -232,6 +233,20 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
     return visibility_condition(visibility_kind(actor, include_private), me)
 
 
+class Unindexed(Func):
+    """A column SQLite must not look up through an index (`+column`; unchanged elsewhere).
+    An anonymous keyword search there matched the public owners' rows through the
+    owner index, reading each wide row for its LIKE; without it SQLite scans the narrow
+    keyword index (codehost.db): the count at 10,000 repositories 6.6 -> 3.0 ms."""
+
+    template = "%(expressions)s"
+    arity = 1
+
+    def as_sqlite(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"+{sql}", params
+
+
 def visibility_kind(actor: Actor, include_private: bool = True) -> str:
     """Which of the visibility conditions applies to the caller (a kept list's shape)."""
     if not actor.signed_in:
@@ -241,10 +256,13 @@ def visibility_kind(actor: Actor, include_private: bool = True) -> str:
     return "everything" if actor.is_admin else "visible"
 
 
-def visibility_condition(kind: str, me):
+def visibility_condition(kind: str, me, *, keyword: bool = False):
     """The condition of `visibility_kind`, for the caller's owner id `me` (a value, or a
-    kept query's marker)."""
+    kept query's marker). `keyword`: the query also matches a keyword (see Unindexed)."""
     if kind == "anonymous":
+        if keyword:
+            public = In(Unindexed(F("owner_id")), _owners_with(Visibility.PUBLIC))
+            return Q(public, private=False)
         return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
     if kind == "public":
         return Q(private=False)

@@ -125,6 +125,9 @@ class _KeptWindow(Kept):
         return f"{sql} LIMIT %s OFFSET %s", [*params, arg("limit"), arg("offset")]
 
 
+MAX_SHAPES = 256
+
+
 class KeptList:
     """A list's count and pages, compiled once per shape: `build(shape)` gives the ordered
     queryset with its markers, `shape` being whatever changes its SQL (who looks, which
@@ -138,7 +141,11 @@ class KeptList:
         kept = self._shapes.get(shape)
         if kept is None:
             build = lambda: self.build(shape)  # noqa: E731
-            kept = self._shapes[shape] = (_KeptCount(build), _KeptWindow(build))
+            kept = (_KeptCount(build), _KeptWindow(build))
+            # Shapes come from the request (a search's number of words): past the limit a
+            # new one is compiled for its request only, so memory stays bounded.
+            if len(self._shapes) < MAX_SHAPES:
+                self._shapes[shape] = kept
         return Window(*kept, values)
 
 

@@ -207,7 +207,7 @@ def _shape_and_values(actor: Actor, options: SearchOptions) -> tuple[_Shape, dic
 
 def _search(shape: _Shape, given):
     repos = Repository.objects.all()
-    visible = visibility_condition(shape.visibility, given.text("me"))
+    visible = visibility_condition(shape.visibility, given.text("me"), keyword=bool(shape.words))
     if visible is not None:
         repos = repos.filter(visible)
     if shape.words:

@@ -46,11 +46,20 @@ def test_a_keyword_count_reads_the_narrow_index_on_sqlite(alice):
     from codehost.search import SearchOptions, search_repos
 
     RepositoryFactory(owner=owner_of(alice), name="falcon", description="x" * 2000)
-    actor = Actor(owner=owner_of(alice))
-    query = search_repos(actor, SearchOptions(keyword="falcon")).order_by().values("pk")
-    sql, params = query.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN SELECT count(*) FROM ({sql})", params)
-        plan = " ".join(str(row[-1]) for row in cursor.fetchall())
-    assert "COVERING INDEX codehost_repo_keyword_sqlite" in plan, plan
-    assert query.count() == 1
+    # Signed in, and anonymous (whose owner condition must not steer SQLite to the owner
+    # index, which reads every public row's wide record for its LIKE). A word of 3
+    # characters or more takes its candidates from the trigram table; a shorter one scans
+    # the narrow index.
+    for actor in (Actor(owner=owner_of(alice)), Actor()):
+        for keyword, reads in (
+            ("falcon", "codehost_repository_keyword_fts VIRTUAL TABLE"),
+            ("fa", "COVERING INDEX codehost_repo_keyword_sqlite"),
+        ):
+            query = search_repos(actor, SearchOptions(keyword=keyword)).order_by().values("pk")
+            sql, params = query.query.sql_with_params()
+            with connection.cursor() as cursor:
+                cursor.execute(f"EXPLAIN QUERY PLAN SELECT count(*) FROM ({sql})", params)
+                plan = " ".join(str(row[-1]) for row in cursor.fetchall())
+            assert reads in plan, plan
+            assert "codehost_repo_visible_idx" not in plan, plan
+            assert query.count() == 1

@@ -19,7 +19,7 @@ from codehost.api.serializers.repos import (
 )
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, NotFound
-from codehost.kept import KeptInstances, KeptList, any_id, arg, value
+from codehost.kept import Kept, KeptInstances, KeptList, any_id, arg, value
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
 from config.plain_json import mark_plain
@@ -128,8 +128,15 @@ def render_repos(actor: access.Actor, rows, *, with_parent: bool = True) -> list
     return [REPOSITORY.render(row, context) for row in rows]
 
 
-# The owners of a page's repositories, by id (kept queries: see codehost.kept).
+# Repository rows, the mirror settings and the owners of a page's repositories, by id
+# (kept queries: see codehost.kept).
 OWNERS = KeptInstances(Owner, (), lambda owners: owners.filter(pk__in=any_id("ids")))
+REPOS_BY_ID = Kept(lambda: repository_rows(Repository.objects.filter(pk__in=any_id("ids"))))
+MIRRORS = Kept(
+    lambda: Mirror.objects.filter(repo_id__in=any_id("ids")).values(
+        "repo_id", "interval_seconds", **MIRROR_EXPRESSIONS
+    )
+)
 OWNERS_WITH_ACCOUNTS = KeptInstances(
     Owner, ("user",), lambda owners: owners.filter(pk__in=any_id("ids"))
 )
@@ -147,8 +154,7 @@ def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -
     parents = {}
     parent_ids = {row["parent_id"] for row in rows if row["parent_id"]} if with_parent else ()
     if parent_ids:
-        found = repository_rows(Repository.objects.filter(pk__in=parent_ids))
-        parents = {row["id"]: row for row in found}
+        parents = {row["id"]: row for row in REPOS_BY_ID.rows(ids=parent_ids)}
     everything = rows + list(parents.values())
     owners = (OWNERS_WITH_ACCOUNTS if actor.is_admin else OWNERS).all(
         ids={row["owner_id"] for row in everything}
@@ -159,11 +165,7 @@ def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -
     mirrors = {}
     mirror_ids = [row["id"] for row in everything if row["is_mirror"]]
     if mirror_ids:
-        found = Mirror.objects.filter(repo_id__in=mirror_ids)
-        mirrors = {
-            row["repo_id"]: row
-            for row in found.values("repo_id", "interval_seconds", **MIRROR_EXPRESSIONS)
-        }
+        mirrors = {row["repo_id"]: row for row in MIRRORS.rows(ids=mirror_ids)}
     access_map = access.rows_access_map(
         actor, [(row["id"], owner_objects[row["owner_id"]], row["private"]) for row in everything]
     )
@@ -225,7 +227,7 @@ def _attach(instances: list, field, key: str, manager) -> None:
 
 
 def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **headers) -> Response:
-    data = render_repos(actor, repository_rows(Repository.objects.filter(pk=repo.pk)))[0]
+    data = render_repos(actor, REPOS_BY_ID.rows(ids=[repo.pk]))[0]
     return mark_plain(Response(data, status=status, headers=headers or None))
 
 
