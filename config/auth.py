@@ -74,12 +74,15 @@ def check_password_cached(request, username: str, password: str):
     # No account is named with a NUL (nor can PostgreSQL text hold one).
     if not username or not password or "\x00" in username:
         return None
-    signin_throttle.check(request, username)
     key = "basic-auth:" + _digest(username, password)
-    cached = cache.get(key)
+    # The throttle is judged first (a throttled guesser learns nothing even from a right
+    # password), in the same cache round trip as the remembered pair.
+    cached = signin_throttle.check(request, username, also=key)
     if cached:
         user_id, fingerprint = cached
-        user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+        # One row by primary key: no ORDER BY to compile (as .first() would add).
+        user = get_user_model().objects.filter(pk=user_id, is_active=True)[:1]
+        user = next(iter(user), None)
         if user is not None and hmac.compare_digest(_fingerprint(user), fingerprint):
             return user
         cache.delete(key)

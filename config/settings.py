@@ -142,9 +142,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- cache and broker ---------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    }
+    CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     # A file cache is shared by the web, worker and beat processes of the embedded default.
     CACHES = {

@@ -68,17 +68,20 @@ def _counters(request, username: str) -> list[tuple[str, int]]:
 # `key:n` the failures; both expire when the window ends.
 
 
-def check(request, username: str) -> None:
+def check(request, username: str, also: str | None = None):
     """Raise SignInThrottled when this account from this address, or this address, has
-    failed too often in its current window."""
+    failed too often in its current window. Returns the cached value under the key `also`
+    (None without one): a caller that reads its own entry next saves a cache round trip."""
     counters = _counters(request, username)
-    values = cache.get_many([name for key, _ in counters for name in (key, f"{key}:n")])
+    names = [name for key, _ in counters for name in (key, f"{key}:n")]
+    values = cache.get_many([*names, also] if also else names)
     now = time.time()
     for key, limit in counters:
         started = values.get(key)
         if started is not None and values.get(f"{key}:n", 0) >= limit:
             window_end = started + settings.SIGNIN_THROTTLE_WINDOW
             raise SignInThrottled(max(1, math.ceil(window_end - now)))
+    return values.get(also) if also else None
 
 
 def _count(key: str) -> None:

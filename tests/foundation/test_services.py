@@ -52,3 +52,12 @@ def test_slapd_answers_with_and_without_tls():
     secure.set_option(ldap.OPT_X_TLS_NEWCTX, 0)
     secure.simple_bind_s(os.environ["TEST_LDAP_ADMIN_DN"], os.environ["TEST_LDAP_ADMIN_PASSWORD"])
     assert secure.whoami_s() == f"dn:{os.environ['TEST_LDAP_ADMIN_DN']}"
+
+
+@pytest.mark.postgres_only(reason="the Redis cache of the scaled setup")
+def test_redis_cache_keeps_one_client_per_pool():
+    """Building a redis-py client per cache operation cost more than the round trip."""
+    backend = caches["default"]._cache
+    assert backend.get_client() is backend.get_client()
+    cache.set("probe-reuse", 1, 10)
+    assert cache.get("probe-reuse") == 1
