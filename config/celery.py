@@ -3,6 +3,7 @@ import os
 from celery import Celery, bootsteps
 from celery.beat import EmbeddedService
 from celery.signals import celeryd_after_setup, task_prerun
+from celery.worker.autoscale import Autoscaler
 from click import Option
 from kombu import Queue
 from kombu.transport import TRANSPORT_ALIASES
@@ -51,6 +52,22 @@ app.user_options["worker"].add(
     )
 )
 app.steps["worker"].add(ThreadedBeat)
+
+
+class PromptAutoscaler(Autoscaler):
+    """`--autoscale`'s scaler, whose extra children leave after 10 s without a new task.
+
+    Celery's keepalive is 30 s from the last task received, and beat sends a task every
+    30 s: a child forked for a burst of tasks never left again (an idle `make run` kept
+    7 processes instead of 6, ~30 MiB PSS).
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("keepalive", 10.0)
+        super().__init__(*args, **kwargs)
+
+
+app.conf.worker_autoscaler = "config.celery:PromptAutoscaler"
 
 
 @task_prerun.connect
