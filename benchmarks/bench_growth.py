@@ -87,7 +87,7 @@ def endpoints(token: str) -> list[tuple[str, str, dict]]:
     gitea = {"Authorization": f"token {token}"}
     return [
         ("registry", "/api/v2.0/projects?page_size=100", admin),
-        ("registry", "/api/v2.0/projects?page_size=100&page=5", admin),
+        ("registry", "/api/v2.0/projects?page_size=10&page=9", admin),  # exists in both sets
         ("registry", "/api/v2.0/repositories?page_size=100", admin),
         ("registry", "/api/v2.0/projects/project0042/repositories?page_size=100", admin),
         # Harbor's search answers every match, unpaged: "repo042" matches 10x the

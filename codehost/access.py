@@ -16,6 +16,7 @@ from django.db.models import BooleanField, JSONField, Q, Value
 from django.db.models.expressions import RawSQL
 
 from codehost.errors import Forbidden, NotFound
+from codehost.kept import Kept, any_id, arg
 from codehost.models import (
     AccessMode,
     Collaboration,
@@ -129,15 +130,8 @@ def rows_access_map(actor: Actor, repos: list[tuple[int, Owner, bool]]) -> dict[
     ids = list(result)
     member_of: set[int] = set()
     if actor.signed_in:
-        # The caller's teams holding these repositories and their collaborations, in one
-        # query: a collaboration has no unit settings (NULL), a team always has them.
-        teams = TeamRepo.objects.filter(repo_id__in=ids, team__members=actor.owner)
-        collaborations = Collaboration.objects.filter(repo_id__in=ids, user=actor.owner)
-        grants = teams.values_list("repo_id", "team__access_mode", "team__units").union(
-            collaborations.values_list("repo_id", "access_mode", Value(None, JSONField())),
-            all=True,
-        )
-        for repo_id, mode, units in grants:
+        me = actor.owner.pk
+        for repo_id, mode, units in GRANTS.rows(ids=ids, me=me):
             if units is None or mode >= AccessMode.ADMIN:
                 result[repo_id].raise_to(mode)
             else:
@@ -148,11 +142,7 @@ def rows_access_map(actor: Actor, repos: list[tuple[int, Owner, bool]]) -> dict[
             if owner.is_organization and owner.visibility == Visibility.PRIVATE
         }
         if private_orgs:
-            member_of = set(
-                OrgMembership.objects.filter(org_id__in=private_orgs, user=actor.owner).values_list(
-                    "org_id", flat=True
-                )
-            )
+            member_of = {org_id for (org_id,) in MEMBER_OF.rows(ids=private_orgs, me=me)}
     for pk, owner, private in repos:
         access = result[pk]
         if actor.signed_in and owner.pk == actor.owner.pk:
@@ -160,6 +150,25 @@ def rows_access_map(actor: Actor, repos: list[tuple[int, Owner, bool]]) -> dict[
         elif not private and _owner_visible(actor, owner, member_of):
             access.raise_to(AccessMode.READ)
     return result
+
+
+def _grants():
+    """The caller's teams holding the repositories and their collaborations, in one query:
+    a collaboration has no unit settings (NULL), a team always has them."""
+    me = RawSQL("%s", (arg("me"),))
+    teams = TeamRepo.objects.filter(repo_id__in=any_id("ids"), team__members=me)
+    collaborations = Collaboration.objects.filter(repo_id__in=any_id("ids"), user=me)
+    return teams.values_list("repo_id", "team__access_mode", "team__units").union(
+        collaborations.values_list("repo_id", "access_mode", Value(None, JSONField())), all=True
+    )
+
+
+GRANTS = Kept(_grants)
+MEMBER_OF = Kept(
+    lambda: OrgMembership.objects.filter(
+        org_id__in=any_id("ids"), user=RawSQL("%s", (arg("me"),))
+    ).values_list("org_id")
+)
 
 
 def _known_units(units: dict) -> dict[str, int]:
@@ -219,14 +228,29 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
     linked to every repository of its organization, so it is matched by owner rather
     than through its thousands of links; only the other teams' links are read.
     """
+    me = actor.owner.pk if actor.signed_in else None
+    return visibility_condition(visibility_kind(actor, include_private), me)
+
+
+def visibility_kind(actor: Actor, include_private: bool = True) -> str:
+    """Which of the visibility conditions applies to the caller (a kept list's shape)."""
     if not actor.signed_in:
-        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
-    me = actor.owner.pk
+        return "anonymous"
     if not include_private:
-        if actor.is_admin:
-            return Q(private=False)
+        return "public" if actor.is_admin else "public-or-member"
+    return "everything" if actor.is_admin else "visible"
+
+
+def visibility_condition(kind: str, me):
+    """The condition of `visibility_kind`, for the caller's owner id `me` (a value, or a
+    kept query's marker)."""
+    if kind == "anonymous":
+        return Q(private=False, owner_id__in=_owners_with(Visibility.PUBLIC))
+    if kind == "public":
+        return Q(private=False)
+    if kind == "public-or-member":
         return RawSQL(VISIBLE_PUBLIC_SQL, (me,), output_field=BooleanField())
-    if actor.is_admin:
+    if kind == "everything":
         return None
     return RawSQL(VISIBLE_SQL, (me, me, me, me, me), output_field=BooleanField())
 

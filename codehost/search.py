@@ -4,12 +4,15 @@ Keyword matching uses `lower_name LIKE '%kw%'`, `topics_index LIKE` and
 `UPPER(description) LIKE`, all served by trigram GIN indexes on PostgreSQL.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from django.db import connection
 from django.db.models import Case, Q, When
+from django.db.models.expressions import RawSQL
 
-from codehost.access import Actor, visible_repos_filter
+from codehost.access import Actor, visibility_condition, visibility_kind
 from codehost.errors import Invalid
+from codehost.kept import arg, value
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
@@ -59,76 +62,214 @@ def ordering(sort: str, order: str) -> list[str]:
     return [prefix + field for field in [*SORT_FIELDS[sort], "id"]]
 
 
-def keyword_filter(keyword: str, topic_only: bool, include_desc: bool) -> Q:
+class _Values:
+    """A search's values written into its queryset as they are (`search_repos`)."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def text(self, name: str):
+        return self.values[name]
+
+    number = text
+
+
+class _Markers:
+    """The same values as a kept list's markers (`search_rows`): a text, or a number
+    where the field would refuse a marker."""
+
+    text = staticmethod(arg)
+    number = staticmethod(value)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What decides a search's SQL; its values (`_values`) are bound per run."""
+
+    visibility: str
+    words: tuple[bool, ...]  # per keyword word: written owner/name
+    topic_only: bool
+    include_desc: bool
+    contributor: str  # "" (no uid), "collaborative", "exclusive" or "any"
+    starred: bool
+    team: bool
+    mode: str
+    is_private: bool | None
+    template: bool | None
+    archived: bool | None
+    priority: bool
+    order_by: tuple[str, ...]
+    candidates: bool = False  # SQLite: the keyword's rows come from its trigram table
+
+
+def _words(keyword: str) -> list[str]:
+    return [word for word in (part.strip().lower() for part in keyword.split(",")) if word]
+
+
+def keyword_filter(shape: _Shape, given) -> Q:
     match = Q()
-    for word in (part.strip().lower() for part in keyword.split(",")):
-        if not word:
+    for n, qualified in enumerate(shape.words):
+        if shape.topic_only:
+            match |= Q(topics_index__contains=f",{given.text(f'w{n}')},")
             continue
-        if topic_only:
-            match |= Q(topics_index__contains=f",{word},")
+        if qualified:
+            owner = Owner.objects.filter(lower_name=given.text(f"o{n}")).values("id")
+            match |= Q(owner_id__in=owner, lower_name__contains=given.text(f"w{n}"))
             continue
-        owner_name, slash, repo_name = word.partition("/")
-        if slash:
-            owner = Owner.objects.filter(lower_name=owner_name).values("id")
-            match |= Q(owner_id__in=owner, lower_name__contains=repo_name)
-            continue
+        word = given.text(f"w{n}")
         match |= Q(lower_name__contains=word) | Q(topics_index__contains=word)
-        if include_desc:
+        if shape.include_desc:
             match |= Q(description__icontains=word)
     return match
 
 
-def search_repos(actor: Actor, options: SearchOptions):
+KEYWORD_CANDIDATES_SQL = (
+    "SELECT rowid FROM codehost_repository_keyword_fts "
+    "WHERE codehost_repository_keyword_fts MATCH %s"
+)
+
+
+def keyword_candidates(words: list[str], topic_only: bool, include_desc: bool) -> str:
+    """SQLite's FTS5 query of the rows the trigram table (migration 0008) says may match:
+    a superset of keyword_filter's (its folding of case is Unicode's, LIKE's ASCII's), so
+    that filter still decides. "" when a word is under 3 characters (no trigram)."""
+    phrases = []
+    for word in words:
+        columns = (
+            "{lower_name topics_index description}"
+            if include_desc
+            else ("{lower_name topics_index}")
+        )
+        if topic_only:
+            word, columns = f",{word},", "topics_index"
+        elif "/" in word:
+            word, columns = word.partition("/")[2], "lower_name"
+        if len(word) < 3:
+            return ""
+        phrases.append(f'{columns} : "{word.replace(chr(34), chr(34) * 2)}"')
+    return " OR ".join(phrases)
+
+
+def _shape_and_values(actor: Actor, options: SearchOptions) -> tuple[_Shape, dict]:
     if options.mode not in MODES:
         raise Invalid(f'Invalid search mode: "{options.mode}"')
     order_by = ordering(options.sort, options.order)
-    repos = Repository.objects.all()
     # A public-only token searches what an anonymous caller would find.
     seeker = Actor() if actor.public_only else actor
-    visible = visible_repos_filter(seeker, options.include_private and seeker.signed_in)
+    values = {
+        "me": seeker.owner.pk if seeker.signed_in else None,
+        "uid": options.uid,
+        "starred": options.starred_by,
+        "team": options.team_id,
+        "priority": options.priority_owner_id,
+    }
+    words = []
+    for n, word in enumerate(_words(options.keyword)):
+        owner_name, slash, repo_name = word.partition("/")
+        qualified = bool(slash) and not options.topic_only
+        if qualified:
+            values[f"o{n}"], word = owner_name, repo_name
+        values[f"w{n}"] = word
+        words.append(qualified)
+    contributor = ""
+    if options.uid > 0:
+        contributor = (
+            "collaborative"
+            if options.mode == "collaborative"
+            else "exclusive"
+            if options.exclusive
+            else "any"
+        )
+    shape = _Shape(
+        visibility=visibility_kind(seeker, options.include_private and seeker.signed_in),
+        words=tuple(words),
+        topic_only=options.topic_only,
+        include_desc=options.include_desc,
+        contributor=contributor,
+        starred=options.starred_by > 0,
+        team=options.team_id > 0,
+        mode=options.mode,
+        is_private=options.is_private,
+        template=options.template,
+        archived=options.archived,
+        priority=options.priority_owner_id > 0,
+        order_by=tuple(order_by),
+    )
+    if connection.vendor == "sqlite" and words:
+        candidates = keyword_candidates(
+            _words(options.keyword), options.topic_only, options.include_desc
+        )
+        if candidates:
+            values["candidates"] = candidates
+            shape = replace(shape, candidates=True)
+    return shape, values
+
+
+def _search(shape: _Shape, given):
+    repos = Repository.objects.all()
+    visible = visibility_condition(shape.visibility, given.text("me"))
     if visible is not None:
         repos = repos.filter(visible)
-    if options.keyword:
-        repos = repos.filter(
-            keyword_filter(options.keyword, options.topic_only, options.include_desc)
+    if shape.words:
+        repos = repos.filter(keyword_filter(shape, given))
+    if shape.candidates:
+        repos = repos.filter(pk__in=RawSQL(KEYWORD_CANDIDATES_SQL, [given.text("candidates")]))
+    if shape.contributor:
+        uid = given.number("uid")
+        owned = Q(owner_id=uid)
+        contributed = Q(id__in=Collaboration.objects.filter(user_id=uid).values("repo_id")) | Q(
+            id__in=TeamRepo.objects.filter(team__members=uid).values("repo_id")
         )
-    if options.uid > 0:
-        owned = Q(owner_id=options.uid)
-        contributed = Q(
-            id__in=Collaboration.objects.filter(user_id=options.uid).values("repo_id")
-        ) | Q(id__in=TeamRepo.objects.filter(team__members=options.uid).values("repo_id"))
-        if options.mode == "collaborative":
+        if shape.contributor == "collaborative":
             repos = repos.filter(contributed & ~owned)
-        elif options.exclusive:
+        elif shape.contributor == "exclusive":
             repos = repos.filter(owned)
         else:
             repos = repos.filter(owned | contributed)
-    if options.starred_by > 0:
-        repos = repos.filter(
-            id__in=Star.objects.filter(user_id=options.starred_by).values("repo_id")
-        )
-    if options.team_id > 0:
-        repos = repos.filter(
-            id__in=TeamRepo.objects.filter(team_id=options.team_id).values("repo_id")
-        )
-    if options.mode == "source":
+    if shape.starred:
+        starred = Star.objects.filter(user_id=given.number("starred")).values("repo_id")
+        repos = repos.filter(id__in=starred)
+    if shape.team:
+        linked = TeamRepo.objects.filter(team_id=given.number("team")).values("repo_id")
+        repos = repos.filter(id__in=linked)
+    if shape.mode == "source":
         repos = repos.filter(is_fork=False, is_mirror=False)
-    elif options.mode == "fork":
+    elif shape.mode == "fork":
         repos = repos.filter(is_fork=True)
-    elif options.mode in ("mirror",):
+    elif shape.mode in ("mirror",):
         repos = repos.filter(is_mirror=True)
-    elif options.mode == "collaborative":
+    elif shape.mode == "collaborative":
         repos = repos.filter(is_mirror=False)
-    for field, value in (
-        ("private", options.is_private),
-        ("is_template", options.template),
-        ("is_archived", options.archived),
+    for field, wanted in (
+        ("private", shape.is_private),
+        ("is_template", shape.template),
+        ("is_archived", shape.archived),
     ):
-        if value is not None:
-            repos = repos.filter(**{field: value})
-    if options.priority_owner_id > 0:
+        if wanted is not None:
+            repos = repos.filter(**{field: wanted})
+    order_by = shape.order_by
+    if shape.priority:
         repos = repos.annotate(
-            priority=Case(When(owner_id=options.priority_owner_id, then=0), default=1)
+            priority=Case(When(owner_id=given.number("priority"), then=0), default=1)
         )
-        order_by = ["priority", *order_by]
+        order_by = ("priority", *order_by)
     return repos.order_by(*order_by)
+
+
+def search_repos(actor: Actor, options: SearchOptions):
+    """The search as a queryset, its values written in."""
+    shape, values = search_plan(actor, options)
+    return _search(shape, _Values(values))
+
+
+def search_plan(actor: Actor, options: SearchOptions) -> tuple[_Shape, dict]:
+    """(shape, values) of a search: the shape decides its SQL (`kept_search`), the values
+    are bound per run. Invalid for an unknown mode, sort or order."""
+    return _shape_and_values(actor, options)
+
+
+def kept_search(shape: _Shape):
+    """The search of `shape` with markers for its values, for a kept list (see
+    codehost.kept): composing and compiling the search's queryset on every request cost
+    more than the database spent answering it."""
+    return _search(shape, _Markers())

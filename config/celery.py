@@ -1,7 +1,9 @@
 import os
 
-from celery import Celery
+from celery import Celery, bootsteps
+from celery.beat import EmbeddedService
 from celery.signals import celeryd_after_setup, task_prerun
+from click import Option
 from kombu import Queue
 from kombu.transport import TRANSPORT_ALIASES
 
@@ -16,6 +18,39 @@ app.conf.task_queues = [Queue("default"), Queue("git"), Queue("webhooks")]
 app.autodiscover_tasks()
 # Packages inside an app that keep their own tasks module.
 app.autodiscover_tasks(["registry.distribution", "registry.gc"])
+
+
+class ThreadedBeat(bootsteps.StartStopStep):
+    """`celery worker --beat-thread`: beat embedded as a thread of the worker's main process.
+
+    Celery's `-B` forks beat into a process of its own: a whole Python (12-18 MiB of its
+    own pages under PSS) only to send a handful of periodic tasks. The thread sends the
+    same schedule under the same lease (config.beat), ticking at least once a second so a
+    stop is prompt.
+    """
+
+    label = "Beat (thread)"
+    conditional = True
+
+    def __init__(self, w, beat_thread=False, **kwargs):
+        self.enabled = bool(beat_thread)
+        super().__init__(w, **kwargs)
+
+    def create(self, w):
+        return EmbeddedService(
+            w.app, schedule_filename=w.schedule_filename, scheduler_cls=w.scheduler, thread=True
+        )
+
+
+app.user_options["worker"].add(
+    Option(
+        ("--beat-thread",),
+        is_flag=True,
+        default=False,
+        help="Run beat as a thread of the worker's main process (instead of -B's process).",
+    )
+)
+app.steps["worker"].add(ThreadedBeat)
 
 
 @task_prerun.connect

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.cycles.ReleaseRenderedMiddleware",
     "config.middleware.RequestIdMiddleware",
     "config.middleware.LeanRoutesMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -2,6 +2,7 @@
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from registry import statements
 from registry.ldap import signin
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
 
@@ -130,8 +131,12 @@ def public_exists() -> Exists:
     )
 
 
-def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
-    """Projects the caller may see: all for a sysadmin, public ones plus memberships else."""
+def visible_projects(user, queryset: QuerySet | None = None, marked: bool = False) -> QuerySet:
+    """Projects the caller may see: all for a sysadmin, public ones plus memberships else.
+
+    `marked`: a person's memberships are matched on the markers of a kept statement
+    (registry.statements) instead of their values: slot 0 the user's id, slot 1 their
+    group ids, bound from `visibility`."""
     queryset = Project.objects.all() if queryset is None else queryset
     queryset = queryset.annotate(is_public=public_exists())
     if is_sysadmin(user):
@@ -142,31 +147,56 @@ def visible_projects(user, queryset: QuerySet | None = None) -> QuerySet:
     if robot:
         ids = robot.project_ids()
         return queryset if "*" in ids else queryset.filter(Q(is_public=True) | Q(pk__in=ids))
-    member = Exists(ProjectMember.objects.filter(membership_filter(user), project=OuterRef("pk")))
+    mine = marked_membership() if marked else membership_filter(user)
+    member = Exists(ProjectMember.objects.filter(mine, project=OuterRef("pk")))
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
+
+
+def visibility(user) -> tuple[str | None, tuple]:
+    """What `visible_projects(user, marked=True)`'s SQL depends on besides its markers
+    (None for a robot: its projects are written into it), and the markers' values."""
+    if is_sysadmin(user):
+        return "all", (0, [])
+    if not user.is_authenticated:
+        return "public", (0, [])
+    if robot_of(user):
+        return None, (0, [])
+    return "member", (user.pk, group_ids(user))
+
+
+def marked_membership(prefix: str = "") -> Q:
+    """`membership_filter` on markers: slot 0 the user's id, slot 1 their group ids."""
+    return Q(**{f"{prefix}user_id": statements.mark(0)}) | Q(
+        **{f"{prefix}group_id__in": statements.ids_in(1)}
+    )
 
 
 def roles_of(user, project: Project) -> list[int]:
     """The caller's role ids in the project (direct and through groups), highest first."""
     if not user.is_authenticated:
         return []
-    members = getattr(project, "caller_members", None)
-    if members is None:
-        members = list(ProjectMember.objects.filter(membership_filter(user), project=project))
-        project.caller_members = members
-    return _ranked({member.role for member in members})
+    roles = getattr(project, "caller_roles", None)
+    if roles is None:
+        roles = project.caller_roles = roles_by_project(user, [project.pk]).get(project.pk, [])
+    return roles
 
 
 def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:
     """The caller's role ids in each of these projects (one query), highest first."""
-    if not user.is_authenticated or not project_ids:
+    if not user.is_authenticated or robot_of(user) or not project_ids:
         return {}
     held: dict[int, set[int]] = {}
-    rows = ProjectMember.objects.filter(membership_filter(user), project_id__in=project_ids)
-    # No ordering: the default one joins the projects to sort by name.
-    for project_id, role in rows.order_by().values_list("project_id", "role"):
+    statement = statements.kept(("roles_by_project",), _marked_roles)
+    for project_id, role in statement.bind(user.pk, group_ids(user), list(project_ids)):
         held.setdefault(project_id, set()).add(role)
     return {project_id: _ranked(roles) for project_id, roles in held.items()}
+
+
+def _marked_roles() -> QuerySet:
+    """Member rows on markers: slots 0 and 1 as `marked_membership`, 2 the project ids."""
+    rows = ProjectMember.objects.filter(marked_membership(), project_id__in=statements.ids_in(2))
+    # No ordering: the default one joins the projects to sort by name.
+    return rows.order_by().values_list("project_id", "role")
 
 
 def _ranked(held: set[int]) -> list[int]:

@@ -4,7 +4,9 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan
 
@@ -48,9 +50,12 @@ def repo_count() -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def project_list(user, name: str = "", public: bool | None = None, owner: str = ""):
-    """listProjects' filters: a name fragment, public or not, the owner's username."""
-    queryset = access.visible_projects(user).annotate(repo_count=repo_count())
+def project_list(
+    user, name: str = "", public: bool | None = None, owner: str = "", marked: bool = False
+):
+    """listProjects' filters: a name fragment, public or not, the owner's username;
+    `marked` as access.visible_projects."""
+    queryset = access.visible_projects(user, marked=marked).annotate(repo_count=repo_count())
     if name:
         queryset = queryset.filter(name__icontains=name)
     if public is not None:
@@ -60,8 +65,9 @@ def project_list(user, name: str = "", public: bool | None = None, owner: str = 
     return queryset
 
 
-def project_members(project: Project):
-    """A project's members as Harbor lists them: users first (by username), then groups."""
+def project_members(project: Project | int):
+    """A project's members (of a project or its id) as Harbor lists them: users first
+    (by username), then groups."""
     return (
         ProjectMember.objects.filter(project=project)
         .select_related("user", "group")
@@ -112,27 +118,48 @@ def require_project_named(name: str) -> None:
 # --- search ---------------------------------------------------------------------------------
 
 
-def search_projects(user, term: str):
-    """The visible projects whose name holds `term` (case-sensitively, as Harbor's)."""
-    return project_list(user).filter(contains_exactly("name", term)).order_by("name", "pk")
+def search_projects(user, term: str, marked: bool = False):
+    """The visible projects whose name holds `term` (case-sensitively, as Harbor's);
+    `marked` as access.visible_projects, `term` then being a marker."""
+    projects = project_list(user, marked=marked)
+    return projects.filter(contains_exactly("name", term)).order_by("name", "pk")
 
 
-def search_repositories(user, term: str):
+def search_repositories(user, term: str, marked: bool = False, phrase: str = ""):
     """The repositories of visible projects whose name holds `term` (any case), with their
     artifact count; `visible_project_names` gives their projects' names and public flags
-    (joining the projects here made SQLite's plan several times slower)."""
-    visible = access.visible_projects(user).values("pk")
-    return (
-        Repository.objects.filter(name__icontains=term, project__in=visible)
-        .annotate(artifact_count=artifact_count())
-        .order_by("name", "pk")
-    )
+    (joining the projects here made SQLite's plan several times slower). `marked` as
+    `search_projects`; `phrase`, on SQLite, the trigram table's query (`name_phrase`)."""
+    visible = access.visible_projects(user, marked=marked).values("pk")
+    repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
+    if phrase:
+        repositories = repositories.filter(pk__in=RawSQL(NAME_CANDIDATES_SQL, [phrase]))
+    return repositories.annotate(artifact_count=artifact_count()).order_by("name", "pk")
 
 
-def visible_project_names(user) -> dict[int, tuple[str, bool]]:
-    """{project id: (name, public)} of the projects the caller may see."""
-    rows = access.visible_projects(user).order_by().values_list("pk", "name", "is_public")
-    return {pk: (name, bool(public)) for pk, name, public in rows}
+# SQLite's FTS5 trigram table of repository names (migration 0008) gives the candidates of
+# a term of 3 characters or more, a superset (its case folding is Unicode's); the LIKE
+# then decides with SQLite's own case rule. PostgreSQL's trigram index serves the LIKE.
+NAME_CANDIDATES_SQL = (
+    "SELECT rowid FROM registry_repository_name_fts WHERE registry_repository_name_fts MATCH %s"
+)
+
+
+def name_phrase(term: str) -> str:
+    """The trigram table's query for `term`: "" off SQLite or under 3 characters."""
+    if connection.vendor != "sqlite" or len(term) < 3:
+        return ""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def visible_project_names(user, marked: bool = False, among=None):
+    """(id, name, public) of the projects the caller may see; `marked` as
+    access.visible_projects; `among` (ids, or `statements.ids_in`) narrows them to a
+    search's results' projects instead of every project of the install."""
+    projects = access.visible_projects(user, marked=marked).order_by()
+    if among is not None:
+        projects = projects.filter(pk__in=among)
+    return projects.values("pk", "name", "is_public")
 
 
 # --- statistics -----------------------------------------------------------------------------
@@ -194,23 +221,26 @@ def artifact_count() -> Coalesce:
     return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
-def repository_artifacts(project: Project, full_name: str, every: bool = False):
-    """The artifacts of a project's repository (none when it does not exist, as Harbor
-    lists it: 200 []); Harbor's default set unless `every`."""
-    repository_id = (
-        Repository.objects.filter(project=project, name=full_name)
-        .values_list("pk", flat=True)
-        .first()
-    )
+def repository_id(project: Project, full_name: str) -> int | None:
+    """The id of a project's repository, None when it does not exist."""
+    repositories = Repository.objects.filter(project=project, name=full_name).order_by()
+    return repositories.values_list("pk", flat=True).first()
+
+
+def repository_artifacts(repository_id: int | None, every: bool = False):
+    """The artifacts of a repository (none when it does not exist, as Harbor lists it:
+    200 []); Harbor's default set unless `every`."""
     artifacts = Artifact.objects.filter(repository_id=repository_id)
     return artifacts if every else artifacts.filter(default_base())
 
 
-def visible_repositories(user):
-    """Every repository for a system admin, those of the visible projects otherwise."""
+def visible_repositories(user, marked: bool = False):
+    """Every repository for a system admin, those of the visible projects otherwise;
+    `marked` as access.visible_projects."""
     if access.is_sysadmin(user):
         return Repository.objects.all()
-    return Repository.objects.filter(project__in=access.visible_projects(user).values("pk"))
+    visible = access.visible_projects(user, marked=marked).values("pk")
+    return Repository.objects.filter(project__in=visible)
 
 
 def with_artifact_count(repositories):

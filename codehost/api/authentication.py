@@ -11,6 +11,7 @@ from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from codehost.kept import KeptInstances, arg
 from codehost.models import AccessToken
 from config.auth import check_password_cached, hash_token, parse_basic
 
@@ -28,16 +29,22 @@ class Credential:
     token: AccessToken | None = None
 
 
+# The token of a digest with its active account and the account's namespace, in one
+# indexed query compiled once: never cached, so a revoked token or a deactivated account
+# is refused on the next request.
+TOKEN = KeptInstances(
+    AccessToken,
+    ("user", "user__codehost_owner"),
+    lambda tokens: tokens.filter(token_hash=arg("digest"), user__is_active=True),
+)
+
+
 def user_for_token(raw: str) -> AccessToken | None:
     # Gitea looks up only what has a token's shape (40 hex digits): a password sent by Basic
     # costs no token query.
     if not TOKEN_SHAPE.fullmatch(raw or ""):
         return None
-    token = (
-        AccessToken.objects.select_related("user__codehost_owner")
-        .filter(token_hash=hash_token(raw), user__is_active=True)
-        .first()
-    )
+    token = TOKEN.first(digest=hash_token(raw))
     if token is not None:
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import migrations
 
-from codehost.db import PostgresOnlySQL
+from config.vendor_sql import PostgresOnlySQL
 
 
 def create_user_owners(apps, schema_editor):

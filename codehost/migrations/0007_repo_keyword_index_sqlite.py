@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from codehost.db import SQLiteOnlySQL
+from config.vendor_sql import SQLiteOnlySQL
 
 
 class Migration(migrations.Migration):

@@ -14,6 +14,7 @@ from django.db.models import F
 from codehost import git, names, repo_init
 from codehost.access import Access, Actor, can_see_owner, is_org_owner, repo_access
 from codehost.errors import FILES_EXIST, REPO_EXISTS, Conflict, Forbidden, Invalid, NotFound
+from codehost.kept import KeptInstances, arg
 from codehost.models import (
     PULL_DEFAULTS,
     AccessMode,
@@ -185,13 +186,17 @@ def after_repo_created(repo: Repository, owner: Owner) -> None:
         Team.objects.filter(pk__in=teams).update(num_repos=F("num_repos") + 1)
 
 
+# A repository by its path, with its owner and its parent's (kept: see codehost.kept).
+REPO_NAMED = KeptInstances(
+    Repository,
+    ("owner", "parent", "parent__owner"),
+    lambda repos: repos.filter(owner__lower_name=arg("owner"), lower_name=arg("name")),
+)
+
+
 def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
     """(repository, reached through a rename redirect) or NotFound."""
-    repo = (
-        Repository.objects.select_related("owner", "parent__owner")
-        .filter(owner__lower_name=owner_name.lower(), lower_name=repo_name.lower())
-        .first()
-    )
+    repo = REPO_NAMED.first(owner=owner_name.lower(), name=repo_name.lower())
     if repo is not None:
         return repo, False
     redirect = (

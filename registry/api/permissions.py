@@ -3,7 +3,7 @@
 from urllib.parse import unquote
 
 from config.limits import INT64_MAX
-from registry import access
+from registry import access, statements
 from registry.api.validation import CONVERT_BOOL_TRUE
 from registry.errors import Forbidden, NotFound, Unauthorized
 from registry.models import Project
@@ -58,10 +58,7 @@ def get_project(request, name_or_id: str, action: str, names_only: bool = False)
     """
     lookup = project_lookup(request, name_or_id, names_only)
     project = (
-        Project.objects.select_related("owner")
-        .annotate(is_public=access.public_exists())
-        .filter(**lookup)
-        .first()
+        find_project(*next(iter(lookup.items())))
         if "pk" not in lookup or 0 < lookup["pk"] <= INT64_MAX
         else None
     )
@@ -72,3 +69,25 @@ def get_project(request, name_or_id: str, action: str, names_only: bool = False)
     if not access.can(request.user, project, action):
         raise deny(request)
     return project
+
+
+PROJECT_FIELDS = [field.attname for field in Project._meta.concrete_fields]
+
+
+def find_project(field: str, value) -> Project | None:
+    """The project whose `field` ("pk" or "name") is `value`, annotated `is_public`, by a
+    statement kept per process (the lookup ran on every project-scoped request)."""
+    statement = statements.kept(("project_by", field), lambda: _project_by(field))
+    rows = statement.bind(value)[0:1]
+    if not rows:
+        return None
+    row = rows[0]
+    project = Project.from_db(statement.alias, PROJECT_FIELDS, row[:-1])
+    project.is_public = bool(row[-1])
+    return project
+
+
+def _project_by(field: str):
+    marker = statements.mark(0) if field == "pk" else statements.mark_text(0)
+    projects = Project.objects.annotate(is_public=access.public_exists())
+    return projects.filter(**{field: marker}).values_list(*PROJECT_FIELDS, "is_public")

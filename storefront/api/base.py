@@ -6,6 +6,7 @@ scope (403), Content-Type of a body (415); then the view. Every response carries
 X-Main-Language, and every response to an identified app the X-Rate-Limit-* headers.
 """
 
+import orjson
 from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -24,9 +25,29 @@ from storefront.api.exceptions import (
 )
 from storefront.api.pagination import TiendanubePagination
 from storefront.api.permissions import InstalledInThisStore, check_scope
+from storefront.api.product_json import Encoded
 from storefront.api.schema import TiendanubeAutoSchema
 from storefront.api.serializers.records import context_of
 from storefront.models import Installation, Store
+
+
+class StoreRenderer(PlainJSONRenderer):
+    """Also writes a body the database encoded (`product_json.Encoded`), U+2028 and
+    U+2029 escaped as everywhere; asked for indented, it takes DRF's way as any body."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, Encoded):
+            body = data.body
+            if self.get_indent(accepted_media_type, renderer_context or {}) is None:
+                # As `PlainJSONRenderer` does for orjson's output.
+                if b"\xe2" not in body:
+                    return body
+                return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
+                    b"\xe2\x80\xa9", b"\\u2029"
+                )
+            data = orjson.loads(body)
+        return super().render(data, accepted_media_type, renderer_context)
+
 
 # Ids in paths are bigint columns; larger numbers cannot name anything.
 
@@ -35,7 +56,7 @@ class TiendanubeViewMixin(ServiceViewMixin):
     authentication_classes = [BearerTokenAuthentication]
     permission_classes = [InstalledInThisStore]
     pagination_class = TiendanubePagination
-    renderer_classes = [PlainJSONRenderer]
+    renderer_classes = [StoreRenderer]
     exception_handler = staticmethod(tiendanube_exception_handler)
     schema = TiendanubeAutoSchema()
     # Tiendanube has no OPTIONS answers; DRF's metadata would 500 on these views.

@@ -238,15 +238,19 @@ class Rows:
 
 
 class ProductPages(Rows):
-    """Products as the paginator counts and slices them. A slice reads the page's ids
-    (off an index for the default order), then the full rows of those ids only, by a
-    kept statement: rows skipped by a deep OFFSET are never read or formatted."""
+    """Products as the paginator counts and slices them. A slice is the page's ids (read
+    off an index for the default order): rows skipped by a deep OFFSET are never read or
+    formatted, and the page is read by id (`product_rows`, `product_json`)."""
 
-    def __getitem__(self, window: slice) -> list[dict]:
-        ids = list(self.queryset.values_list("pk", flat=True)[window])
-        found = {row["id"]: row for row in _rows_of("products", ids)} if ids else {}
-        # A product deleted since its id was read is left out.
-        return [found[pk] for pk in ids if pk in found]
+    def __getitem__(self, window: slice) -> list[int]:
+        return list(self.queryset.values_list("pk", flat=True)[window])
+
+
+def product_rows(ids: list[int]) -> list[dict]:
+    """The rows of the products `ids`, in that order, by a kept statement."""
+    found = {row["id"]: row for row in _rows_of("products", ids)} if ids else {}
+    # A product deleted since its id was read is left out.
+    return [found[pk] for pk in ids if pk in found]
 
 
 # --- whole products and categories: a page in a constant number of queries ---------------

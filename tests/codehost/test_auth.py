@@ -98,6 +98,27 @@ def test_every_way_of_sending_a_token(as_user, alice):
         assert response["X-Gitea-Warning"].startswith("token and access_token API authentication")
 
 
+def test_token_lookup_is_one_query_and_revocation_acts_at_once(
+    as_user, alice, django_assert_num_queries
+):
+    """The token, its account and namespace come from one query; nothing of it is cached,
+    so a deleted token or a deactivated account is refused on the next request."""
+    raw = make_token(as_user, alice)["sha1"]
+    client = as_user(auth=f"token {raw}")
+    assert client.get("/version").status_code == 200  # last_used_at written (once a minute)
+    with django_assert_num_queries(1):
+        assert client.get("/version").status_code == 200
+    assert client.get("/user").json()["login"] == "alice"
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    assert client.get("/version").status_code == 401
+    alice.is_active = True
+    alice.save(update_fields=["is_active"])
+    assert client.get("/version").status_code == 200
+    AccessToken.objects.filter(token_hash=hash_token(raw)).delete()
+    assert client.get("/version").status_code == 401
+
+
 @pytest.mark.parametrize(
     "auth", ["token " + "0" * 40, basic("alice", "wrong"), "Basic !!!notbase64", basic("ghost")]
 )

@@ -66,6 +66,18 @@ def test_keyword_matches_name_topics_owner_slash_name_and_optionally_description
     assert names(as_user().get("/repos/search?q=beta,mirror")) == ["alice/Beta", "bob/mirror-of-x"]
 
 
+def test_keyword_wildcards_match_literally(as_user, alice, world):
+    """A search's statement is compiled once per shape and its words bound per request:
+    LIKE's `_` and `%` in a word still match only themselves."""
+    me = owner_of(alice)
+    RepositoryFactory(owner=me, name="a_b", description="50% off")
+    RepositoryFactory(owner=me, name="axb", description="500 off")
+    assert names(as_user().get("/repos/search?q=a_b")) == ["alice/a_b"]
+    assert names(as_user().get("/repos/search?q=50%25&includeDesc=true")) == ["alice/a_b"]
+    assert names(as_user().get("/repos/search?q=alice/a_b")) == ["alice/a_b"]
+    assert names(as_user().get("/repos/search?q=axb")) == ["alice/axb"]
+
+
 def test_topic_only_is_an_exact_topic_match(as_user, world):
     assert names(as_user().get("/repos/search?q=web&topic=true")) == ["alice/Beta"]
     assert names(as_user().get("/repos/search?q=we&topic=true")) == []

@@ -78,6 +78,19 @@ def test_make_run_serves_health_admin_and_worker(tmp_path):
             ["pgrep", "-a", "-g", str(server.pid)], capture_output=True, text=True
         ).stdout
         assert not [line for line in group.splitlines() if " beat" in line], group
+        # Beat is a thread of the worker's main process (the supervisor's child), which
+        # holds the beat lease, not a process forked for it.
+        (worker,) = [
+            int(line.split()[0])
+            for line in group.splitlines()
+            if "/celery " in line and parent_pid(int(line.split()[0])) == server.pid
+        ]
+        lease = (tmp_path / "var" / "beat.lock").read_text().strip()
+        assert int(lease.rsplit(":", 1)[1]) == worker, (lease, group)
     # One signal to the group stopped web, worker and beat: nothing listens any more.
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-g", str(server.pid)], capture_output=True).stdout == b""
+
+
+def parent_pid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

@@ -140,7 +140,7 @@ class Node:
                 "-A",
                 "config",
                 "worker",
-                "-B",
+                "--beat-thread",
                 "--schedule",
                 str(self.data_dir / "celerybeat-schedule"),
                 "-Q",

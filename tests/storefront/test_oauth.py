@@ -11,7 +11,13 @@ from django.utils import timezone
 from config.auth import hash_token
 from storefront.models import AccessToken, AuthorizationCode, Installation
 from storefront.services import installations
-from tests.storefront.factories import AppFactory, StoreFactory, UserFactory
+from tests.storefront.factories import (
+    AppFactory,
+    InstallationFactory,
+    StoreFactory,
+    UserFactory,
+    issue_token,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -224,3 +230,23 @@ def test_racing_exchanges_of_one_code_get_one_token(live_server):
         thread.join()
     assert sorted(statuses) == [200] + [400] * 5
     assert AccessToken.objects.count() == 1
+
+
+def test_token_lookup_is_one_query_and_brings_the_store_owner_and_app(
+    django_assert_num_queries,
+):
+    installation = InstallationFactory(scopes="read_products")
+    token = issue_token(installation)
+    with django_assert_num_queries(1):
+        found = installations.installation_for_token(token)
+        assert (found.pk, found.scopes, found.suspended_at) == (
+            installation.pk,
+            "read_products",
+            None,
+        )
+        assert found.store.languages == installation.store.languages
+        assert found.store.owner == installation.store.owner
+        assert found.app.client_secret == installation.app.client_secret
+    assert installations.installation_for_token(token + "x") is None
+    AccessToken.objects.filter(installation=installation).delete()
+    assert installations.installation_for_token(token) is None

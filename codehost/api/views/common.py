@@ -5,6 +5,7 @@ from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, DataError
+from django.db.models import QuerySet
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
@@ -18,6 +19,7 @@ from codehost.api.serializers.repos import (
 )
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, NotFound
+from codehost.kept import KeptInstances, KeptList, any_id, arg, value
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
 from config.plain_json import mark_plain
@@ -25,8 +27,14 @@ from config.plain_json import mark_plain
 logger = logging.getLogger(__name__)
 
 
+# An owner by name, with its account (kept: see codehost.kept).
+OWNER_NAMED = KeptInstances(
+    Owner, ("user",), lambda owners: owners.filter(lower_name=arg("lower_name"))
+)
+
+
 def visible_owner(actor: access.Actor, name: str) -> Owner:
-    owner = Owner.objects.select_related("user").filter(lower_name=name.lower()).first()
+    owner = OWNER_NAMED.first(lower_name=name.lower())
     if owner is None or not access.can_see_owner(actor, owner):
         raise NotFound(f"user does not exist [name: {name}]")
     return owner
@@ -120,6 +128,13 @@ def render_repos(actor: access.Actor, rows, *, with_parent: bool = True) -> list
     return [REPOSITORY.render(row, context) for row in rows]
 
 
+# The owners of a page's repositories, by id (kept queries: see codehost.kept).
+OWNERS = KeptInstances(Owner, (), lambda owners: owners.filter(pk__in=any_id("ids")))
+OWNERS_WITH_ACCOUNTS = KeptInstances(
+    Owner, ("user",), lambda owners: owners.filter(pk__in=any_id("ids"))
+)
+
+
 def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -> dict:
     """What rendering `rows` reads beside them, one query per kind whatever the page size:
     the forks' parents (when shown), the owners (with their accounts when an admin looks:
@@ -135,8 +150,10 @@ def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -
         found = repository_rows(Repository.objects.filter(pk__in=parent_ids))
         parents = {row["id"]: row for row in found}
     everything = rows + list(parents.values())
-    owners = Owner.objects.select_related("user") if actor.is_admin else Owner.objects
-    owner_objects = owners.in_bulk({row["owner_id"] for row in everything})
+    owners = (OWNERS_WITH_ACCOUNTS if actor.is_admin else OWNERS).all(
+        ids={row["owner_id"] for row in everything}
+    )
+    owner_objects = {owner.pk: owner for owner in owners}
     for row in everything:
         row["full_name"] = f"{owner_objects[row['owner_id']].name}/{row['name']}"
     mirrors = {}
@@ -157,9 +174,37 @@ def repos_context(actor: access.Actor, rows: list[dict], *, with_parent: bool) -
     return context
 
 
+def _visible(repos, kind: str):
+    condition = access.visibility_condition(kind, arg("me"))
+    return repos if condition is None else repos.filter(condition)
+
+
+# The repositories of an owner, and the forks of a repository, that the caller sees:
+# kept lists (see codehost.kept), one statement per kind of caller.
+OWNER_REPOS = KeptList(
+    lambda kind: repository_rows(
+        _visible(Repository.objects.filter(owner_id=value("owner")), kind).order_by(
+            "lower_name", "id"
+        )
+    )
+)
+FORKS = KeptList(
+    lambda kind: repository_rows(
+        _visible(Repository.objects.filter(parent_id=value("parent")), kind).order_by("id")
+    )
+)
+
+
+def visible_rows(kept: KeptList, actor: access.Actor, **values):
+    """The rows of a kept list of repositories that `actor` sees."""
+    me = actor.owner.pk if actor.signed_in else None
+    return kept.rows(access.visibility_kind(actor), me=me, **values)
+
+
 def repos_page(view, repos) -> Response:
-    """A page of `repos` (a queryset in page order) with Gitea's paging headers."""
-    rows = view.paginate(repository_rows(repos))
+    """A page of `repos` (a queryset in page order, or the rows of a kept list) with
+    Gitea's paging headers."""
+    rows = view.paginate(repository_rows(repos) if isinstance(repos, QuerySet) else repos)
     return mark_plain(view.paginator.get_paginated_response(render_repos(view.actor, rows)))
 
 

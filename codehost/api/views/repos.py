@@ -20,6 +20,8 @@ from codehost.api.serializers.bodies import (
 from codehost.api.serializers.repos import REPOSITORY, TOPIC_NAME, SearchResultsSerializer
 from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
+    FORKS,
+    OWNER_REPOS,
     render_repo,
     render_repos,
     render_user,
@@ -30,10 +32,12 @@ from codehost.api.views.common import (
     visible_org,
     visible_owner,
     visible_repo,
+    visible_rows,
 )
 from codehost.errors import NotFound
+from codehost.kept import KeptList
 from codehost.models import PULL_DEFAULTS, Owner, Repository
-from codehost.search import SearchOptions, search_repos
+from codehost.search import SearchOptions, kept_search, search_plan
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
 
@@ -61,6 +65,10 @@ REPO_SEARCH = QueryFilters(
 )
 
 
+# One kept statement per shape of the search's options (see codehost.kept).
+SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
+
+
 def repo_options(data: dict) -> repositories.RepoOptions:
     return repositories.RepoOptions(
         name=data["name"],
@@ -86,10 +94,11 @@ class RepoSearchView(GiteaViewMixin, APIView):
     )
     def get(self, request):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
-        repos = search_repos(self.actor, options)
+        shape, values = search_plan(self.actor, options)
+        rows = SEARCH.rows(shape, **values)
         return search_response(
             self.paginator,
-            lambda: render_repos(self.actor, self.paginate(repository_rows(repos))),
+            lambda: render_repos(self.actor, self.paginate(rows)),
             # Gitea answers with its error text; ours names the failure, not the SQL.
             lambda exc: f"SearchRepository: {type(exc).__name__}",
         )
@@ -105,8 +114,7 @@ class UserReposView(GiteaViewMixin, APIView):
         responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
-        repos = Repository.objects.filter(owner=self.actor.owner)
-        return repos_page(self, repos.order_by("lower_name", "id"))
+        return repos_page(self, OWNER_REPOS.rows("everything", owner=self.actor.owner.pk))
 
     @extend_schema(
         tags=TAGS,
@@ -133,8 +141,7 @@ class OrgReposView(GiteaViewMixin, APIView):
     )
     def get(self, request, org):
         org = visible_org(self.actor, org)
-        repos = access.visible_repos(self.actor, Repository.objects.filter(owner=org))
-        return repos_page(self, repos.order_by("lower_name", "id"))
+        return repos_page(self, visible_rows(OWNER_REPOS, self.actor, owner=org.pk))
 
     @extend_schema(
         tags=["organization"],
@@ -239,8 +246,7 @@ class RepoForksView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="listForks", responses=REPOSITORY.serializer(many=True))
     def get(self, request, owner, repo):
         found, _ = self.load(owner, repo)
-        forks = access.visible_repos(self.actor, Repository.objects.filter(parent=found))
-        return repos_page(self, forks.order_by("id"))
+        return repos_page(self, visible_rows(FORKS, self.actor, parent=found.pk))
 
     @extend_schema(
         tags=TAGS,

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from rest_framework import serializers
 
 from config.records import Field
+from registry import statements
 from registry.api.serializers.fields import (
     ALWAYS,
     HarborTimeField,
@@ -16,6 +17,7 @@ from registry.api.serializers.fields import (
     _out,
     harbor_record,
     harbor_time,
+    harbor_times,
     null_when_empty,
     time_or_zero,
 )
@@ -30,10 +32,17 @@ REPOSITORY = harbor_record(
         "description": Field(_out(serializers.CharField, allow_blank=True)),
         "artifact_count": Field(_out(serializers.IntegerField), omit=ALWAYS),
         "pull_count": Field(_out(serializers.IntegerField), omit=ALWAYS),
-        "creation_time": Field(HarborTimeField(), convert=harbor_time),
-        "update_time": Field(HarborTimeField(), convert=harbor_time),
+        # Formatted by the database (repository_rows annotates them).
+        "creation_time": Field(HarborTimeField(), "creation_time_text"),
+        "update_time": Field(HarborTimeField(), "update_time_text"),
     },
 )
+
+
+def repository_rows(queryset):
+    """Rows of the repositories of `queryset` as REPOSITORY reads them."""
+    times = harbor_times("creation_time", "update_time")
+    return queryset.annotate(**times).values(*REPOSITORY.columns)
 
 
 class RepositoryUpdateSerializer(serializers.Serializer):
@@ -203,8 +212,7 @@ def artifact_records(
 def _tags_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        tags = Tag.objects.filter(artifact_id__in=ids).order_by("-push_time", "-pk")
-        for tag in tags.values(*TAG.columns):
+        for tag in statements.kept(("artifact_tags",), _tags).bind(ids):
             found.setdefault(tag["artifact_id"], []).append(TAG.render(tag))
     return found
 
@@ -212,10 +220,8 @@ def _tags_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
 def _labels_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        columns = {f"label__{column}": column for column in LABEL.columns}
-        links = ArtifactLabel.objects.filter(artifact_id__in=ids).order_by("artifact_id", "pk")
-        for link in links.values("artifact_id", *columns):
-            row = {column: link[path] for path, column in columns.items()}
+        for link in statements.kept(("artifact_labels",), _label_links).bind(ids):
+            row = {column: link[path] for path, column in LABEL_PATHS.items()}
             found.setdefault(link["artifact_id"], []).append(LABEL.render(row))
     return found
 
@@ -223,7 +229,26 @@ def _labels_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
 def _references_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        references = ArtifactReference.objects.filter(parent_id__in=ids).order_by("pk")
-        for reference in references.values(*REFERENCE.columns):
+        for reference in statements.kept(("artifact_references",), _references).bind(ids):
             found.setdefault(reference["parent_id"], []).append(REFERENCE.render(reference))
     return found
+
+
+# The statements of an artifact page's related rows, the page's ids bound as slot 0.
+
+LABEL_PATHS = {f"label__{column}": column for column in LABEL.columns}
+
+
+def _tags():
+    tags = Tag.objects.filter(artifact_id__in=statements.ids_in(0))
+    return tags.order_by("-push_time", "-pk").values(*TAG.columns)
+
+
+def _label_links():
+    links = ArtifactLabel.objects.filter(artifact_id__in=statements.ids_in(0))
+    return links.order_by("artifact_id", "pk").values("artifact_id", *LABEL_PATHS)
+
+
+def _references():
+    references = ArtifactReference.objects.filter(parent_id__in=statements.ids_in(0))
+    return references.order_by("pk").values(*REFERENCE.columns)

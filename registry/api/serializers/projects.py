@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from config.limits import INT64_MAX
 from config.records import Field
-from registry import access
+from registry import access, statements
 from registry.api.serializers.fields import (
     ALWAYS,
     ZERO_TIME,
@@ -126,10 +126,17 @@ def project_records(
 def _metadata_by_project(ids: list[int]) -> dict[int, dict]:
     found: dict[int, dict] = {}
     if ids:
-        entries = ProjectMetadata.objects.filter(project_id__in=ids).order_by("name")
-        for project_id, name, value in entries.values_list("project_id", "name", "value"):
+        for project_id, name, value in statements.kept(("project_metadata",), _metadata).bind(ids):
             found.setdefault(project_id, {})[name] = value
     return found
+
+
+def _metadata():
+    """Metadata entries of the projects whose ids are bound as slot 0, each project's by
+    name (ordered by project first, the (project, name) index serves it: ordered by name
+    alone, SQLite scanned every project's entries)."""
+    entries = ProjectMetadata.objects.filter(project_id__in=statements.ids_in(0))
+    return entries.order_by("project_id", "name").values_list("project_id", "name", "value")
 
 
 class CVEAllowlistItemReqSerializer(serializers.Serializer):

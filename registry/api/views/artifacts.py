@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
 from config.limits import INT64_MAX, INT64_MIN
-from registry import selectors
+from registry import selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import (
@@ -115,8 +115,15 @@ class ArtifactListView(ArtifactMixin, APIView):
         full_name = f"{project.name}/{repository_name_of(repository_name)}"
         params = request.query_params
         every = "base=*" in (params.get("q") or "")
-        queryset = selectors.repository_artifacts(project, full_name, every)
-        rows = self.page(ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns))
+        # Kept per process unless the request's own filter values are written into the SQL.
+        key = None if "q" in params or "sort" in params else ("artifacts",)
+
+        def build():
+            queryset = selectors.repository_artifacts(statements.mark(0), every)
+            return ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns)
+
+        repository_id = selectors.repository_id(project, full_name)
+        rows = self.page(statements.kept(key, build).bind(repository_id))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
 

@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
-from registry import selectors
+from registry import selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import PAGING, optional
@@ -48,12 +48,18 @@ class MemberListView(HarborViewMixin, APIView):
     )
     def get(self, request, project_name_or_id):
         project = get_project(request, project_name_or_id, "member:list")
-        queryset = selectors.project_members(project)
-        rows = MEMBER_FILTERS.filter(queryset, request.query_params)
-        page = self.page(rows.values(*MEMBER.columns))
-        if MEMBER_FILTERS.get(request.query_params, "entityname"):
+        params = request.query_params
+        # Kept per process unless the request's own filter value is written into the SQL.
+        key = None if "entityname" in params else ("members",)
+
+        def build():
+            queryset = selectors.project_members(statements.mark(0))
+            return MEMBER_FILTERS.filter(queryset, params).values(*MEMBER.columns)
+
+        page = self.page(statements.kept(key, build).bind(project.pk))
+        if MEMBER_FILTERS.get(params, "entityname"):
             # Harbor filters the rows but its X-Total-Count stays the project's member count.
-            self.paginator.total = queryset.count()
+            self.paginator.total = selectors.project_members(project).count()
         return self.paginated([MEMBER.render(row) for row in page], plain=True)
 
     @extend_schema(

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param
-from registry import access, selectors
+from registry import access, selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import Column, QuerySpec, listing, optional
@@ -74,8 +74,16 @@ class ProjectListView(HarborViewMixin, APIView):
         with_detail = self.query_bool("with_detail", True)
         params = request.query_params
         filters = PROJECT_LISTING.parse(params, PROJECT_FILTERS)
-        queryset = PROJECT_LISTING.filter(selectors.project_list(request.user, **filters), params)
-        rows = project_rows(queryset, with_owner=with_detail)
+        kind, values = access.visibility(request.user)
+        filtered = any(key in params for key in (*PROJECT_FILTERS, "q", "sort"))
+        # Kept per process unless the request's own filters are written into the SQL.
+        key = None if filtered or kind is None else ("projects", kind, with_detail)
+
+        def build():
+            queryset = selectors.project_list(request.user, marked=True, **filters)
+            return project_rows(PROJECT_LISTING.filter(queryset, params), with_owner=with_detail)
+
+        rows = statements.kept(key, build).bind(*values)
         return self.paginated(
             project_records(self.page(rows), request.user, with_detail), plain=True
         )

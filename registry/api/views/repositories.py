@@ -11,12 +11,16 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import selectors
+from registry import access, selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
 from registry.api.permissions import get_project
-from registry.api.serializers.artifacts import REPOSITORY, RepositoryUpdateSerializer
+from registry.api.serializers.artifacts import (
+    REPOSITORY,
+    RepositoryUpdateSerializer,
+    repository_rows,
+)
 from registry.models import Repository
 from registry.services import audit, repositories
 
@@ -43,9 +47,19 @@ REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 class RepositoryListMixin(HarborViewMixin):
-    def repository_page(self, queryset):
-        rows = self.page(queryset.values(*REPOSITORY.columns))
-        return self.paginated([REPOSITORY.render(row) for row in rows], plain=True)
+    def repository_page(self, key: tuple, build, *values):
+        """The page of the repositories `build()` selects (on the markers `values` fill),
+        its statement kept per process under `key` unless `q` or `sort` is given."""
+        params = self.request.query_params
+        if "q" in params or "sort" in params:
+            key = None  # the request's own filter values are written into the SQL
+
+        def rows():
+            queryset = REPOSITORY_LISTING.filter(selectors.with_artifact_count(build()), params)
+            return repository_rows(queryset)
+
+        page = self.page(statements.kept(key, rows).bind(*values))
+        return self.paginated([REPOSITORY.render(row) for row in page], plain=True)
 
 
 class AllRepositoriesView(RepositoryListMixin, APIView):
@@ -55,9 +69,13 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
         responses=schema.responses(REPOSITORY.serializer(many=True), 400),
     )
     def get(self, request):
-        queryset = selectors.with_artifact_count(selectors.visible_repositories(request.user))
-        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
-        return self.repository_page(queryset)
+        user = request.user
+        kind, values = access.visibility(user)
+        return self.repository_page(
+            kind and ("repositories", kind),
+            lambda: selectors.visible_repositories(user, marked=True),
+            *values,
+        )
 
 
 class ProjectRepositoriesView(RepositoryListMixin, APIView):
@@ -68,9 +86,11 @@ class ProjectRepositoriesView(RepositoryListMixin, APIView):
     )
     def get(self, request, project_name):
         project = get_project(request, project_name, "repository:list", names_only=True)
-        queryset = selectors.with_artifact_count(Repository.objects.filter(project=project))
-        queryset = REPOSITORY_LISTING.filter(queryset, request.query_params)
-        return self.repository_page(queryset)
+        return self.repository_page(
+            ("project_repositories",),
+            lambda: Repository.objects.filter(project_id=statements.mark(0)),
+            project.pk,
+        )
 
 
 class RepositoryDetailView(HarborViewMixin, APIView):
@@ -82,7 +102,7 @@ class RepositoryDetailView(HarborViewMixin, APIView):
         project = get_project(request, project_name, "repository:read", names_only=True)
         repository = repositories.find_repository(project, repository_name_of(repository_name))
         rows = selectors.with_artifact_count(Repository.objects.filter(pk=repository.pk))
-        return Response(REPOSITORY.render(rows.values(*REPOSITORY.columns).get()))
+        return Response(REPOSITORY.render(repository_rows(rows).get()))
 
     @extend_schema(
         operation_id="updateRepository",

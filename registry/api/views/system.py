@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from config import health
 from config.plain_json import mark_plain
-from registry import configuration, selectors
+from registry import access, configuration, selectors, statements
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.permissions import require_login, require_sysadmin
@@ -100,10 +100,38 @@ class SearchView(HarborViewMixin, APIView):
     def get(self, request):
         term = self.query_required("q")
         user = request.user
+        kind, values = access.visibility(user)
+        # The statements are kept per caller kind; bound: the term as slot 2, the trigram
+        # table's query as slot 3 (SQLite), the results' project ids as slot 4.
+        text, phrase = statements.mark_text(2), selectors.name_phrase(term)
+
+        def kept(name: str, build, *more):
+            return statements.kept(kind and (name, kind), build).bind(*values, term, *more)
+
         # Harbor's search shows projects without owner_name and without allowlist contents.
-        projects = list(project_rows(selectors.search_projects(user, term), with_owner=False))
-        repositories = selectors.search_repositories(user, term).values(*SEARCH_REPOSITORY.columns)
-        context = {"projects": selectors.visible_project_names(user)}
+        projects = list(
+            kept(
+                "search_projects",
+                lambda: project_rows(selectors.search_projects(user, text, True), False),
+            )
+        )
+        repositories = list(
+            kept(
+                "search_repositories" + ("_by_trigrams" if phrase else ""),
+                lambda: selectors.search_repositories(
+                    user, text, True, phrase and statements.mark_text(3)
+                ).values(*SEARCH_REPOSITORY.columns),
+                phrase,
+            )
+        )
+        among = sorted({row["project_id"] for row in repositories})
+        names = kept(
+            "search_names",
+            lambda: selectors.visible_project_names(user, True, statements.ids_in(4)),
+            phrase,
+            among,
+        )
+        context = {"projects": {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}}
         return mark_plain(
             Response(
                 {

@@ -6,7 +6,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from config.plain_json import mark_plain
-from storefront.api import rows
+from storefront.api import product_json, rows
 from storefront.api.base import TiendanubeViewMixin
 from storefront.api.serializers.records import (
     PRODUCT,
@@ -46,8 +46,14 @@ class CatalogView(TiendanubeViewMixin, GenericAPIView):
         return Product.objects.filter(store=self.store)
 
     def product_page(self, pages: rows.ProductPages):
-        page = self.paginate_queryset(pages)
-        return mark_plain(self.get_paginated_response(rows.render_products(self.store, page)))
+        ids = self.paginate_queryset(pages)
+        # `fields` trims the objects after rendering: those are Python's.
+        body = None
+        if "fields" not in self.request.query_params:
+            body = product_json.page_body(self.store, ids)
+        if body is None:
+            body = rows.render_products(self.store, rows.product_rows(ids))
+        return mark_plain(self.get_paginated_response(body))
 
     def one_product(self, queryset, status: int = 200, missing: str = "Product with such id"):
         found = rows.render_products(self.store, rows.read(rows.values(queryset, PRODUCT)[:1]))

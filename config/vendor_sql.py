@@ -1,9 +1,10 @@
 """Migration operations that apply on one database only. They change no model state: the
 indexes they make speed up keyword search (`LIKE '%q%'`) and are invisible to the ORM.
 
-PostgreSQL answers the keyword through trigram GIN indexes; SQLite has none and scans,
-so there a narrow covering index holds what a keyword count reads, scanned instead of the
-table's wide rows (descriptions, unit settings).
+PostgreSQL answers a keyword through trigram GIN indexes. SQLite has no such index: the
+code hosting's search scans a narrow covering index instead of the table's wide rows, and
+the registry's repository names have an FTS5 trigram table (a substring filter before
+the exact LIKE).
 """
 
 from django.db import migrations

@@ -1,0 +1,170 @@
+"""List statements compiled once per process instead of on every request.
+
+Django composes and compiles a list's querysets (its count and its page) on every
+request; for the registry's lists that cost more CPU than the database spent running
+them. A `Statement` is a `.values()` queryset compiled once, then run with each request's
+values put where the queryset held *markers*: ints from a reserved range (`mark(slot)`),
+written as filter values or as the one parameter of `ids_in` (a list of ids bound as one
+value, so the SQL is the same whatever the list's length), and texts holding NUL (which
+no request value reaching SQL holds: `mark_text(slot)`). `kept(key, build)` keeps a
+statement per database and key; the key must name everything the built SQL depends on
+besides the markers (a request whose SQL depends on its own filter values passes no key
+and compiles its statement itself).
+"""
+
+from collections.abc import Callable
+
+import orjson
+from django.db import connections
+from django.db.models.expressions import RawSQL
+
+_MARKS = -(2**62)  # far below any id, count or flag a statement is built with
+_SLOTS = 16
+
+
+def mark(slot: int) -> int:
+    """The marker of the request value `slot` (0 to 15)."""
+    return _MARKS - slot
+
+
+def mark_text(slot: int) -> str:
+    """The marker of the request text `slot`; inside a longer parameter it is a LIKE
+    pattern's (Django's contains lookups), and the text is escaped there as Django does."""
+    return f"\x00mark{slot}\x00"
+
+
+def ids_in(slot: int, alias: str = "default") -> RawSQL:
+    """A subquery of the ids bound as request value `slot` (see `Statement.bind`): the
+    same SQL for any number of ids (an IN list's length changes the statement)."""
+    if connections[alias].vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::bigint[])", (mark(slot),))
+    return RawSQL("SELECT value FROM json_each(%s)", (mark(slot),))
+
+
+class Statement:
+    """A `.values()` (or `.values_list()`) queryset compiled once: its rows, its count."""
+
+    def __init__(self, queryset):
+        query = queryset.query
+        compiler = query.get_compiler(queryset.db)
+        self.alias = queryset.db
+        self.vendor = connections[self.alias].vendor
+        self.sql, params = compiler.as_sql()
+        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+        connection = connections[self.alias]
+        converters = {
+            position: _chain(chain, expression, connection)
+            for position, (chain, expression) in compiler.get_converters(columns).items()
+        }
+        # Django 5.2 keeps the order values() named (fields and annotations mixed).
+        names = list(query.selected or ())
+        assert len(names) == len(columns), "a statement reads a .values() queryset"
+        flat = queryset._iterable_class.__name__ != "ValuesIterable"
+        self.build = _row_builder(names, converters, as_dict=not flat)
+        count_sql, count_params = (
+            queryset.order_by().values("pk").query.get_compiler(queryset.db).as_sql()
+        )
+        self.count_sql = f"SELECT COUNT(*) FROM ({count_sql}) counted"
+        self.params, self.slots = _slots(params)
+        self.count_params, self.count_slots = _slots(count_params)
+
+    def bind(self, *values) -> "Bound":
+        """The statement with the request's values (slot order); id lists as lists."""
+        values = tuple(
+            orjson.dumps(v).decode() if isinstance(v, list) and self.vendor != "postgresql" else v
+            for v in values
+        )
+        return Bound(self, values)
+
+
+class Bound:
+    """A statement with its values: what a paginator takes for a queryset (`count()`,
+    slicing), and iterable for every row."""
+
+    def __init__(self, statement: Statement, values: tuple):
+        self.statement = statement
+        self.values = values
+
+    def _params(self, params: tuple, slots: list[tuple[int, int]]) -> list:
+        params = list(params)
+        for position, slot in slots:
+            value = self.values[slot]
+            marker = params[position]
+            if type(marker) is str and marker != mark_text(slot):
+                connection = connections[self.statement.alias]
+                value = marker.replace(mark_text(slot), connection.ops.prep_for_like_query(value))
+            params[position] = value
+        return params
+
+    def _run(self, sql: str, params: list) -> list:
+        with connections[self.statement.alias].cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+    def count(self) -> int:
+        statement = self.statement
+        params = self._params(statement.count_params, statement.count_slots)
+        return self._run(statement.count_sql, params)[0][0]
+
+    def __getitem__(self, window: slice) -> list:
+        statement = self.statement
+        params = self._params(statement.params, statement.slots)
+        limit = window.stop - window.start
+        records = self._run(f"{statement.sql} LIMIT %s OFFSET %s", [*params, limit, window.start])
+        return list(map(statement.build, records))
+
+    def __iter__(self):
+        statement = self.statement
+        params = self._params(statement.params, statement.slots)
+        return iter(list(map(statement.build, self._run(statement.sql, params))))
+
+
+_kept: dict[tuple, Statement] = {}
+
+
+def kept(key: tuple | None, build: Callable) -> Statement:
+    """The statement of `build()` (a queryset), compiled once per database and `key`; each
+    time when `key` is None."""
+    if key is None:
+        return Statement(build())
+    key = (connections["default"].vendor, *key)
+    statement = _kept.get(key)
+    if statement is None:
+        statement = _kept[key] = Statement(build())
+    return statement
+
+
+def _slots(params) -> tuple[tuple, list[tuple[int, int]]]:
+    slots = []
+    for position, value in enumerate(params):
+        if type(value) is int and _MARKS - _SLOTS < value <= _MARKS:
+            slots.append((position, _MARKS - value))
+        elif type(value) is str and "\x00mark" in value:
+            slots += [(position, n) for n in range(_SLOTS) if mark_text(n) in value]
+    return tuple(params), slots
+
+
+def _chain(chain, expression, connection) -> Callable:
+    def convert(value):
+        for step in chain:
+            value = step(value, expression, connection)
+        return value
+
+    return convert
+
+
+def _row_builder(names: list[str], converters: dict, as_dict: bool) -> Callable:
+    """`build(record)`: the row as `.values()` (a dict) or `.values_list()` (a tuple) gives
+    it, written as one display per statement instead of a loop per record."""
+    scope: dict = {}
+    items = []
+    for position, name in enumerate(names):
+        scope[f"name{position}"] = name
+        value = f"record[{position}]"
+        if position in converters:
+            scope[f"convert{position}"] = converters[position]
+            value = f"convert{position}({value})"
+        items.append(f"name{position}: {value}" if as_dict else value)
+    display = f"{{{', '.join(items)}}}" if as_dict else f"({', '.join(items)},)"
+    exec(f"def build(record):\n    return {display}\n", scope)
+    return scope["build"]

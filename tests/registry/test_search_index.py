@@ -1,0 +1,107 @@
+"""Harbor's search finds repositories by a substring of their name through an index (a
+trigram GIN index on PostgreSQL, an FTS5 trigram table kept by triggers on SQLite): the
+answer must be exactly the plain substring match's, whatever the term holds, and stay in
+step with creations, renames and deletions."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from registry.models import Repository
+from registry.selectors import NAME_CANDIDATES_SQL
+from tests.registry.factories import ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+NAMES = [
+    "library/nginx",
+    "library/NGINX-alpine",
+    "library/redis",
+    'library/quote"d',
+    "library/per%cent_under",
+    "library/star*caret^",
+    "library/naïve-ünïcode",
+]
+
+
+@pytest.fixture
+def library(alice):
+    project = ProjectFactory(name="library", owner=alice, public=True)
+    Repository.objects.bulk_create(Repository(project=project, name=n) for n in NAMES)
+    return project
+
+
+def found(client, term: str) -> list[str]:
+    response = client.get("/api/v2.0/search", {"q": term})
+    assert response.status_code == 200, response.content
+    return [row["repository_name"] for row in response.json()["repository"]]
+
+
+def substring_matches(term: str) -> list[str]:
+    """The rule the index must not change: the name holds the term, ASCII case ignored."""
+    return sorted(n for n in NAMES if term.lower() in n.lower())
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        "nginx",
+        "NgInX",
+        "gi",
+        "x",
+        "redis",
+        'e"d',
+        "per%cent",
+        "%",
+        "_under",
+        "cent_",
+        "star*",
+        "*",
+        "^",
+        "caret^",
+        "OR",
+        "nginx OR redis",
+        '"',
+        "ïve",
+        "library/",
+    ],
+)
+def test_search_answers_the_plain_substring_match(anon, library, term):
+    expected = substring_matches(term)
+    if any(ord(c) > 127 for c in term):  # SQLite's LIKE folds ASCII only; PostgreSQL all
+        expected = sorted(n for n in NAMES if term in n)
+    assert found(anon, term) == expected
+
+
+def test_index_follows_creations_renames_and_deletions(anon, library):
+    assert found(anon, "postgres") == []
+    repository = Repository.objects.create(project=library, name="library/postgres")
+    assert found(anon, "postgres") == ["library/postgres"]
+    Repository.objects.filter(pk=repository.pk).update(name="library/mariadb")
+    assert found(anon, "postgres") == [] and found(anon, "mariadb") == ["library/mariadb"]
+    repository.delete()
+    assert found(anon, "mariadb") == []
+
+
+def test_search_of_a_term_reads_the_index_not_every_repository(anon, library):
+    with CaptureQueriesContext(connection) as queries:
+        assert found(anon, "nginx") == ["library/NGINX-alpine", "library/nginx"]
+    if connection.vendor == "sqlite":
+        assert any("registry_repository_name_fts MATCH" in q["sql"] for q in queries)
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute(
+                f"EXPLAIN QUERY PLAN SELECT id FROM registry_repository WHERE id IN "
+                f"({NAME_CANDIDATES_SQL.replace('%s', '?')})",
+                ['"nginx"'],
+            )
+            plan = " ".join(str(row) for row in cursor.fetchall())
+            assert "registry_repository_name_fts VIRTUAL TABLE" in plan
+        else:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute(
+                "EXPLAIN SELECT id FROM registry_repository WHERE UPPER(name::text) LIKE UPPER(%s)",
+                ["%nginx%"],
+            )
+            plan = " ".join(row[0] for row in cursor.fetchall())
+            assert "registry_repository_name_trgm" in plan
