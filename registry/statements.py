@@ -18,6 +18,8 @@ import orjson
 from django.db import connections
 from django.db.models.expressions import RawSQL
 
+from config.row_builder import row_builder
+
 _MARKS = -(2**62)  # far below any id, count or flag a statement is built with
 _SLOTS = 16
 
@@ -67,7 +69,7 @@ class Statement:
         names = list(query.selected or ())
         assert len(names) == len(columns), "a statement reads a .values() queryset"
         flat = queryset._iterable_class.__name__ != "ValuesIterable"
-        self.build = _row_builder(names, converters, as_dict=not flat)
+        self.build = row_builder(names, converters, as_dict=not flat)
         count_sql, count_params = (
             queryset.order_by().values("pk").query.get_compiler(queryset.db).as_sql()
         )
@@ -165,20 +167,3 @@ def _chain(chain, expression, connection) -> Callable:
         return value
 
     return convert
-
-
-def _row_builder(names: list[str], converters: dict, as_dict: bool) -> Callable:
-    """`build(record)`: the row as `.values()` (a dict) or `.values_list()` (a tuple) gives
-    it, written as one display per statement instead of a loop per record."""
-    scope: dict = {}
-    items = []
-    for position, name in enumerate(names):
-        scope[f"name{position}"] = name
-        value = f"record[{position}]"
-        if position in converters:
-            scope[f"convert{position}"] = converters[position]
-            value = f"convert{position}({value})"
-        items.append(f"name{position}: {value}" if as_dict else value)
-    display = f"{{{', '.join(items)}}}" if as_dict else f"({', '.join(items)},)"
-    exec(f"def build(record):\n    return {display}\n", scope)
-    return scope["build"]

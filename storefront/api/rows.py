@@ -12,7 +12,6 @@ Single objects that a write returns are rendered from their model instance
 
 import datetime
 from collections import defaultdict
-from collections.abc import Callable
 from functools import cache
 
 import orjson
@@ -23,6 +22,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
 from config.records import Record
+from config.row_builder import row_builder
 from storefront.api.serializers.records import (
     CATEGORY,
     PRODUCT,
@@ -122,7 +122,7 @@ class Statement:
     `json.loads` for every JSON cell, cost more than the query. Here JSON columns are
     decoded by orjson, and SQLite's booleans by a plain function; any other converted
     column keeps Django's chain. Each fetched tuple becomes its row through one dict
-    display written for the statement's columns (`_row_builder`). A statement kept
+    display written for the statement's columns (`row_builder`). A statement kept
     (`rows(bound)` replacing the parameter `BOUND`) spares compiling the same query on
     every request."""
 
@@ -137,7 +137,7 @@ class Statement:
             position: _converter(chain, expression, compiler.connection)
             for position, (chain, expression) in compiler.get_converters(columns).items()
         }
-        self.build = _row_builder(self.names, converters)
+        self.build = row_builder(self.names, converters)
 
     def rows(self, bound=None) -> list[dict]:
         params = tuple(bound if param is BOUND else param for param in self.params)
@@ -145,23 +145,6 @@ class Statement:
             cursor.execute(self.sql, params)
             records = cursor.fetchall()
         return list(map(self.build, records))
-
-
-def _row_builder(names: list[str], converters: dict[int, Callable]) -> Callable:
-    """`build(record) -> dict`: `{names[0]: record[0], ...}`, converters applied, as
-    straight-line code: a loop copying, converting and zipping each record cost as much
-    as fetching it."""
-    scope: dict = {}
-    items = []
-    for position, name in enumerate(names):
-        scope[f"name{position}"] = name
-        value = f"record[{position}]"
-        if position in converters:
-            scope[f"convert{position}"] = converters[position]
-            value = f"convert{position}({value})"
-        items.append(f"name{position}: {value}")
-    exec(f"def build(record):\n    return {{{', '.join(items)}}}\n", scope)
-    return scope["build"]
 
 
 BOUND = object()  # the parameter a kept statement takes per run
