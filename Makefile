@@ -10,7 +10,7 @@ BUILD_DEBS := gcc libldap2-dev libsasl2-dev
 # and the embedded default of `make run` (SQLite, file cache, filesystem broker). The two
 # runs go side by side (each starts its own servers on free ports in temporary
 # directories; a run waits on its subprocesses much of the time, so two fill 2 cores
-# better than one: ~19 minutes for both); each writes var/test-logs/<backend>.log,
+# better than one: ~16 minutes for both); each writes var/test-logs/<backend>.log,
 # printed when both are done.
 # One backend only: `make test TEST_BACKENDS=sqlite`.
 TEST_BACKENDS ?= postgres sqlite
