@@ -118,19 +118,19 @@ def require_project_named(name: str) -> None:
 # --- search ---------------------------------------------------------------------------------
 
 
-def search_projects(user, term: str, marked: bool = False):
-    """The visible projects whose name holds `term` (case-sensitively, as Harbor's);
-    `marked` as access.visible_projects, `term` then being a marker."""
-    projects = project_list(user, marked=marked)
+def search_projects(user, term: str):
+    """The visible projects whose name holds `term` (case-sensitively, as Harbor's), as a
+    kept statement's queryset: the caller's values and `term` are markers."""
+    projects = project_list(user, marked=True)
     return projects.filter(contains_exactly("name", term)).order_by("name", "pk")
 
 
-def search_repositories(user, term: str, marked: bool = False, phrase: str = ""):
+def search_repositories(user, term: str, phrase: str = ""):
     """The repositories of visible projects whose name holds `term` (any case), with their
     artifact count; `visible_project_names` gives their projects' names and public flags
-    (joining the projects here made SQLite's plan several times slower). `marked` as
+    (joining the projects here made SQLite's plan several times slower). Markers as
     `search_projects`; `phrase`, on SQLite, the trigram table's query (`name_phrase`)."""
-    visible = access.visible_projects(user, marked=marked).values("pk")
+    visible = access.visible_projects(user, marked=True).values("pk")
     repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
     if phrase:
         repositories = repositories.filter(pk__in=RawSQL(NAME_CANDIDATES_SQL, [phrase]))
@@ -152,13 +152,11 @@ def name_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def visible_project_names(user, marked: bool = False, among=None):
-    """(id, name, public) of the projects the caller may see; `marked` as
-    access.visible_projects; `among` (ids, or `statements.ids_in`) narrows them to a
-    search's results' projects instead of every project of the install."""
-    projects = access.visible_projects(user, marked=marked).order_by()
-    if among is not None:
-        projects = projects.filter(pk__in=among)
+def visible_project_names(user, among):
+    """(id, name, public) of the projects the caller may see among `among` (a search's
+    results' projects, `statements.ids_in`), not every project of the install; markers as
+    `search_projects`."""
+    projects = access.visible_projects(user, marked=True).order_by().filter(pk__in=among)
     return projects.values("pk", "name", "is_public")
 
 

@@ -112,14 +112,14 @@ class SearchView(HarborViewMixin, APIView):
         projects = list(
             kept(
                 "search_projects",
-                lambda: project_rows(selectors.search_projects(user, text, True), False),
+                lambda: project_rows(selectors.search_projects(user, text), False),
             )
         )
         repositories = list(
             kept(
                 "search_repositories" + ("_by_trigrams" if phrase else ""),
                 lambda: selectors.search_repositories(
-                    user, text, True, phrase and statements.mark_text(3)
+                    user, text, phrase and statements.mark_text(3)
                 ).values(*SEARCH_REPOSITORY.columns),
                 phrase,
             )
@@ -127,7 +127,7 @@ class SearchView(HarborViewMixin, APIView):
         among = sorted({row["project_id"] for row in repositories})
         names = kept(
             "search_names",
-            lambda: selectors.visible_project_names(user, True, statements.ids_in(4)),
+            lambda: selectors.visible_project_names(user, statements.ids_in(4)),
             phrase,
             among,
         )
