@@ -17,7 +17,6 @@ from django.db.models.expressions import RawSQL
 from django.db.models.lookups import In
 
 from codehost.errors import Forbidden, NotFound
-from codehost.kept import Kept, any_id, arg
 from codehost.models import (
     AccessMode,
     Collaboration,
@@ -30,6 +29,7 @@ from codehost.models import (
     UnitType,
     Visibility,
 )
+from config.kept import Kept, any_id, arg
 
 ALL_UNITS = [unit.label for unit in UnitType]
 CODE_UNIT = UnitType.CODE.label

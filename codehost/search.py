@@ -12,8 +12,8 @@ from django.db.models.expressions import RawSQL
 
 from codehost.access import Actor, visibility_condition, visibility_kind
 from codehost.errors import Invalid
-from codehost.kept import arg, value
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
+from config.kept import arg
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
 SORT_FIELDS = {
@@ -79,7 +79,10 @@ class _Markers:
     where the field would refuse a marker."""
 
     text = staticmethod(arg)
-    number = staticmethod(value)
+
+    @staticmethod
+    def number(name: str) -> RawSQL:
+        return RawSQL("%s", (arg(name),))
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,6 @@ def search_plan(actor: Actor, options: SearchOptions) -> tuple[_Shape, dict]:
 
 def kept_search(shape: _Shape):
     """The search of `shape` with markers for its values, for a kept list (see
-    codehost.kept): composing and compiling the search's queryset on every request cost
+    config.kept): composing and compiling the search's queryset on every request cost
     more than the database spent answering it."""
     return _search(shape, _Markers())

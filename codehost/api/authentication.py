@@ -11,9 +11,9 @@ from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from codehost.kept import KeptInstances, arg
 from codehost.models import AccessToken
 from config.auth import check_password_cached, hash_token, parse_basic
+from config.kept import KeptInstances, arg
 
 INVALID_CREDENTIALS = "invalid username, password or token"
 TOKEN_SHAPE = re.compile(r"[0-9a-fA-F]{40}")

@@ -14,7 +14,6 @@ from django.db.models import F
 from codehost import git, names, repo_init
 from codehost.access import Access, Actor, can_see_owner, is_org_owner, repo_access
 from codehost.errors import FILES_EXIST, REPO_EXISTS, Conflict, Forbidden, Invalid, NotFound
-from codehost.kept import KeptInstances, arg
 from codehost.models import (
     PULL_DEFAULTS,
     AccessMode,
@@ -31,6 +30,7 @@ from codehost.models import (
 )
 from codehost.services.activity import record_activity
 from codehost.services.teams import parse_any_mode, recount_team_repos
+from config.kept import KeptInstances, arg
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ def after_repo_created(repo: Repository, owner: Owner) -> None:
         Team.objects.filter(pk__in=teams).update(num_repos=F("num_repos") + 1)
 
 
-# A repository by its path, with its owner and its parent's (kept: see codehost.kept).
+# A repository by its path, with its owner and its parent's (kept: see config.kept).
 REPO_NAMED = KeptInstances(
     Repository,
     ("owner", "parent", "parent__owner"),

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, DataError
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.http import HttpResponsePermanentRedirect
 from rest_framework.response import Response
 
@@ -19,15 +20,15 @@ from codehost.api.serializers.repos import (
 )
 from codehost.api.serializers.users import ORGANIZATION, TEAM, USER
 from codehost.errors import Forbidden, NotFound
-from codehost.kept import Kept, KeptInstances, KeptList, any_id, arg, value
 from codehost.models import Mirror, Owner, Repository, Team, Visibility
 from codehost.services import repositories
+from config.kept import Kept, KeptInstances, KeptList, any_id, arg
 from config.plain_json import mark_plain
 
 logger = logging.getLogger(__name__)
 
 
-# An owner by name, with its account (kept: see codehost.kept).
+# An owner by name, with its account (kept: see config.kept).
 OWNER_NAMED = KeptInstances(
     Owner, ("user",), lambda owners: owners.filter(lower_name=arg("lower_name"))
 )
@@ -129,7 +130,7 @@ def render_repos(actor: access.Actor, rows, *, with_parent: bool = True) -> list
 
 
 # Repository rows, the mirror settings and the owners of a page's repositories, by id
-# (kept queries: see codehost.kept).
+# (kept queries: see config.kept).
 OWNERS = KeptInstances(Owner, (), lambda owners: owners.filter(pk__in=any_id("ids")))
 REPOS_BY_ID = Kept(lambda: repository_rows(Repository.objects.filter(pk__in=any_id("ids"))))
 MIRRORS = Kept(
@@ -182,17 +183,19 @@ def _visible(repos, kind: str):
 
 
 # The repositories of an owner, and the forks of a repository, that the caller sees:
-# kept lists (see codehost.kept), one statement per kind of caller.
+# kept lists (see config.kept), one statement per kind of caller.
 OWNER_REPOS = KeptList(
     lambda kind: repository_rows(
-        _visible(Repository.objects.filter(owner_id=value("owner")), kind).order_by(
+        _visible(Repository.objects.filter(owner_id=RawSQL("%s", (arg("owner"),))), kind).order_by(
             "lower_name", "id"
         )
     )
 )
 FORKS = KeptList(
     lambda kind: repository_rows(
-        _visible(Repository.objects.filter(parent_id=value("parent")), kind).order_by("id")
+        _visible(
+            Repository.objects.filter(parent_id=RawSQL("%s", (arg("parent"),))), kind
+        ).order_by("id")
     )
 )
 

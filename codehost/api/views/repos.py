@@ -35,11 +35,11 @@ from codehost.api.views.common import (
     visible_rows,
 )
 from codehost.errors import NotFound
-from codehost.kept import KeptList
 from codehost.models import PULL_DEFAULTS, Owner, Repository
 from codehost.search import SearchOptions, kept_search, search_plan
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
+from config.kept import KeptList
 
 TAGS = ["repository"]
 
@@ -65,7 +65,7 @@ REPO_SEARCH = QueryFilters(
 )
 
 
-# One kept statement per shape of the search's options (see codehost.kept).
+# One kept statement per shape of the search's options (see config.kept).
 SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
 
 
