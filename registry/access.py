@@ -2,7 +2,7 @@
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from registry import statements
+from config.kept import any_id, kept, value
 from registry.ldap import signin
 from registry.models import Project, ProjectMember, ProjectMetadata, Role, UserGroup
 
@@ -109,7 +109,7 @@ def group_ids(user) -> list[int]:
         return []
     cached = getattr(user, "_registry_group_ids", None)
     if cached is None:
-        links = statements.kept(("user_groups",), _marked_group_links).bind(user.pk)
+        links = kept(("user_groups",), _marked_group_links).bind(user=user.pk)
         cached = [group_id for (group_id,) in links]
         # The user's LDAP groups, as the directory says (cached briefly in registry.ldap.signin).
         cached += [pk for pk in signin.group_ids_for(user) if pk not in cached]
@@ -118,8 +118,8 @@ def group_ids(user) -> list[int]:
 
 
 def _marked_group_links() -> QuerySet:
-    """The ids of the groups of the user whose id is bound as slot 0."""
-    links = UserGroup.users.through.objects.filter(user_id=statements.mark(0))
+    """The ids of the groups of the user whose id is bound as `user`."""
+    links = UserGroup.users.through.objects.filter(user_id=value("user"))
     return links.order_by("usergroup__group_name", "usergroup_id").values_list("usergroup_id")
 
 
@@ -142,8 +142,8 @@ def visible_projects(user, queryset: QuerySet | None = None, marked: bool = Fals
     """Projects the caller may see: all for a sysadmin, public ones plus memberships else.
 
     `marked`: a person's memberships are matched on the markers of a kept statement
-    (registry.statements) instead of their values: slot 0 the user's id, slot 1 their
-    group ids, bound from `visibility`."""
+    (config.kept) instead of their values: `user` the user's id, `groups` their group
+    ids, bound from `visibility`."""
     queryset = Project.objects.all() if queryset is None else queryset
     queryset = queryset.annotate(is_public=public_exists())
     if is_sysadmin(user):
@@ -159,22 +159,22 @@ def visible_projects(user, queryset: QuerySet | None = None, marked: bool = Fals
     return queryset.annotate(is_member=member).filter(Q(is_public=True) | Q(is_member=True))
 
 
-def visibility(user) -> tuple[str | None, tuple]:
+def visibility(user) -> tuple[str | None, dict]:
     """What `visible_projects(user, marked=True)`'s SQL depends on besides its markers
     (None for a robot: its projects are written into it), and the markers' values."""
     if is_sysadmin(user):
-        return "all", (0, [])
+        return "all", {"user": 0, "groups": []}
     if not user.is_authenticated:
-        return "public", (0, [])
+        return "public", {"user": 0, "groups": []}
     if robot_of(user):
-        return None, (0, [])
-    return "member", (user.pk, group_ids(user))
+        return None, {"user": 0, "groups": []}
+    return "member", {"user": user.pk, "groups": group_ids(user)}
 
 
 def marked_membership(prefix: str = "") -> Q:
-    """`membership_filter` on markers: slot 0 the user's id, slot 1 their group ids."""
-    return Q(**{f"{prefix}user_id": statements.mark(0)}) | Q(
-        **{f"{prefix}group_id__in": statements.ids_in(1)}
+    """`membership_filter` on markers: `user` the user's id, `groups` their group ids."""
+    return Q(**{f"{prefix}user_id": value("user")}) | Q(
+        **{f"{prefix}group_id__in": any_id("groups")}
     )
 
 
@@ -193,15 +193,16 @@ def roles_by_project(user, project_ids: list[int]) -> dict[int, list[int]]:
     if not user.is_authenticated or robot_of(user) or not project_ids:
         return {}
     held: dict[int, set[int]] = {}
-    statement = statements.kept(("roles_by_project",), _marked_roles)
-    for project_id, role in statement.bind(user.pk, group_ids(user), list(project_ids)):
+    statement = kept(("roles_by_project",), _marked_roles)
+    bound = statement.bind(user=user.pk, groups=group_ids(user), projects=list(project_ids))
+    for project_id, role in bound:
         held.setdefault(project_id, set()).add(role)
     return {project_id: _ranked(roles) for project_id, roles in held.items()}
 
 
 def _marked_roles() -> QuerySet:
-    """Member rows on markers: slots 0 and 1 as `marked_membership`, 2 the project ids."""
-    rows = ProjectMember.objects.filter(marked_membership(), project_id__in=statements.ids_in(2))
+    """Member rows on markers: as `marked_membership`, and `projects` the project ids."""
+    rows = ProjectMember.objects.filter(marked_membership(), project_id__in=any_id("projects"))
     # No ordering: the default one joins the projects to sort by name.
     return rows.order_by().values_list("project_id", "role")
 

@@ -10,7 +10,8 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan
 
-from registry import access, configuration, statements
+from config.kept import arg, kept, value
+from registry import access, configuration
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
@@ -154,7 +155,7 @@ def name_phrase(term: str) -> str:
 
 def visible_project_names(user, among):
     """(id, name, public) of the projects the caller may see among `among` (a search's
-    results' projects, `statements.ids_in`), not every project of the install; markers as
+    results' projects, `config.kept.any_id`), not every project of the install; markers as
     `search_projects`."""
     projects = access.visible_projects(user, marked=True).order_by().filter(pk__in=among)
     return projects.values("pk", "name", "is_public")
@@ -221,15 +222,13 @@ def artifact_count() -> Coalesce:
 
 def repository_id(project: Project, full_name: str) -> int | None:
     """The id of a project's repository, None when it does not exist."""
-    found = statements.kept(("repository_id",), _repository_by_name).bind(project.pk, full_name)
+    found = kept(("repository_id",), _repository_by_name).bind(project=project.pk, name=full_name)
     return next((pk for (pk,) in found), None)
 
 
 def _repository_by_name():
-    """The id of the repository of the project bound as slot 0 named as slot 1."""
-    repositories = Repository.objects.filter(
-        project_id=statements.mark(0), name=statements.mark_text(1)
-    )
+    """The id of the repository of the project bound as `project` named as `name`."""
+    repositories = Repository.objects.filter(project_id=value("project"), name=arg("name"))
     return repositories.order_by().values_list("pk")
 
 

@@ -2,8 +2,11 @@
 
 from urllib.parse import unquote
 
+from django.db import DEFAULT_DB_ALIAS
+
+from config.kept import arg, kept, value
 from config.limits import INT64_MAX
-from registry import access, statements
+from registry import access
 from registry.api.validation import CONVERT_BOOL_TRUE
 from registry.errors import Forbidden, NotFound, Unauthorized
 from registry.models import Project
@@ -77,17 +80,17 @@ PROJECT_FIELDS = [field.attname for field in Project._meta.concrete_fields]
 def find_project(field: str, value) -> Project | None:
     """The project whose `field` ("pk" or "name") is `value`, annotated `is_public`, by a
     statement kept per process (the lookup ran on every project-scoped request)."""
-    statement = statements.kept(("project_by", field), lambda: _project_by(field))
-    rows = statement.bind(value)[0:1]
+    statement = kept(("project_by", field), lambda: _project_by(field))
+    rows = statement.bind(project=value)[0:1]
     if not rows:
         return None
     row = rows[0]
-    project = Project.from_db(statement.alias, PROJECT_FIELDS, row[:-1])
+    project = Project.from_db(DEFAULT_DB_ALIAS, PROJECT_FIELDS, row[:-1])
     project.is_public = bool(row[-1])
     return project
 
 
 def _project_by(field: str):
-    marker = statements.mark(0) if field == "pk" else statements.mark_text(0)
+    marker = value("project") if field == "pk" else arg("project")
     projects = Project.objects.annotate(is_public=access.public_exists())
     return projects.filter(**{field: marker}).values_list(*PROJECT_FIELDS, "is_public")

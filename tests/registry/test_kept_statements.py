@@ -1,4 +1,4 @@
-"""Project and repository lists run statements kept per process (registry.statements):
+"""Project and repository lists run statements kept per process (config.kept):
 compiled for the first caller, then run for every other one with that caller's own
 values (user, groups, project). Callers taking turns each see what they may see."""
 

@@ -8,8 +8,8 @@ from urllib.parse import quote
 
 from rest_framework import serializers
 
+from config.kept import any_id, kept
 from config.records import Field
-from registry import statements
 from registry.api.serializers.fields import (
     ALWAYS,
     HarborTimeField,
@@ -211,7 +211,7 @@ def artifact_records(
 def _tags_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        for tag in statements.kept(("artifact_tags",), _tags).bind(ids):
+        for tag in kept(("artifact_tags",), _tags).bind(ids=ids):
             found.setdefault(tag["artifact_id"], []).append(TAG.render(tag))
     return found
 
@@ -219,7 +219,7 @@ def _tags_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
 def _labels_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        for link in statements.kept(("artifact_labels",), _label_links).bind(ids):
+        for link in kept(("artifact_labels",), _label_links).bind(ids=ids):
             row = {column: link[path] for path, column in LABEL_PATHS.items()}
             found.setdefault(link["artifact_id"], []).append(LABEL.render(row))
     return found
@@ -228,26 +228,26 @@ def _labels_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
 def _references_by_artifact(ids: list[int]) -> dict[int, list[dict]]:
     found: dict[int, list[dict]] = {}
     if ids:
-        for reference in statements.kept(("artifact_references",), _references).bind(ids):
+        for reference in kept(("artifact_references",), _references).bind(ids=ids):
             found.setdefault(reference["parent_id"], []).append(REFERENCE.render(reference))
     return found
 
 
-# The statements of an artifact page's related rows, the page's ids bound as slot 0.
+# The statements of an artifact page's related rows, the page's ids bound as `ids`.
 
 LABEL_PATHS = {f"label__{column}": column for column in LABEL.columns}
 
 
 def _tags():
-    tags = Tag.objects.filter(artifact_id__in=statements.ids_in(0))
+    tags = Tag.objects.filter(artifact_id__in=any_id("ids"))
     return tags.order_by("-push_time", "-pk").values(*TAG.columns)
 
 
 def _label_links():
-    links = ArtifactLabel.objects.filter(artifact_id__in=statements.ids_in(0))
+    links = ArtifactLabel.objects.filter(artifact_id__in=any_id("ids"))
     return links.order_by("artifact_id", "pk").values("artifact_id", *LABEL_PATHS)
 
 
 def _references():
-    references = ArtifactReference.objects.filter(parent_id__in=statements.ids_in(0))
+    references = ArtifactReference.objects.filter(parent_id__in=any_id("ids"))
     return references.order_by("pk").values(*REFERENCE.columns)

@@ -2,9 +2,10 @@
 
 from rest_framework import serializers
 
+from config.kept import any_id, kept
 from config.limits import INT64_MAX
 from config.records import Field
-from registry import access, statements
+from registry import access
 from registry.api.serializers.fields import (
     ALWAYS,
     ZERO_TIME,
@@ -126,16 +127,16 @@ def project_records(
 def _metadata_by_project(ids: list[int]) -> dict[int, dict]:
     found: dict[int, dict] = {}
     if ids:
-        for project_id, name, value in statements.kept(("project_metadata",), _metadata).bind(ids):
+        for project_id, name, value in kept(("project_metadata",), _metadata).bind(ids=ids):
             found.setdefault(project_id, {})[name] = value
     return found
 
 
 def _metadata():
-    """Metadata entries of the projects whose ids are bound as slot 0, each project's by
+    """Metadata entries of the projects whose ids are bound as `ids`, each project's by
     name (ordered by project first, the (project, name) index serves it: ordered by name
     alone, SQLite scanned every project's entries)."""
-    entries = ProjectMetadata.objects.filter(project_id__in=statements.ids_in(0))
+    entries = ProjectMetadata.objects.filter(project_id__in=any_id("ids"))
     return entries.order_by("project_id", "name").values_list("project_id", "name", "value")
 
 

@@ -9,8 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
+from config.kept import kept, value
 from config.limits import INT64_MAX, INT64_MIN
-from registry import selectors, statements
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import (
@@ -119,11 +120,11 @@ class ArtifactListView(ArtifactMixin, APIView):
         key = None if "q" in params or "sort" in params else ("artifacts",)
 
         def build():
-            queryset = selectors.repository_artifacts(statements.mark(0), every)
+            queryset = selectors.repository_artifacts(value("repository"), every)
             return ARTIFACT_LISTING.filter(queryset, params).values(*ARTIFACT.columns)
 
         repository_id = selectors.repository_id(project, full_name)
-        rows = self.page(statements.kept(key, build).bind(repository_id))
+        rows = self.page(kept(key, build).bind(repository=repository_id))
         return self.paginated(artifact_records(rows, full_name, **flags))
 
 

@@ -6,7 +6,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param, QueryFilters
-from registry import selectors, statements
+from config.kept import kept, value
+from registry import selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import PAGING, optional
@@ -53,10 +54,10 @@ class MemberListView(HarborViewMixin, APIView):
         key = None if "entityname" in params else ("members",)
 
         def build():
-            queryset = selectors.project_members(statements.mark(0))
+            queryset = selectors.project_members(value("project"))
             return MEMBER_FILTERS.filter(queryset, params).values(*MEMBER.columns)
 
-        page = self.page(statements.kept(key, build).bind(project.pk))
+        page = self.page(kept(key, build).bind(project=project.pk))
         if MEMBER_FILTERS.get(params, "entityname"):
             # Harbor filters the rows but its X-Total-Count stays the project's member count.
             self.paginator.total = selectors.project_members(project).count()

@@ -9,7 +9,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.filters import Param
-from registry import access, selectors, statements
+from config.kept import kept
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, harbor_bool
 from registry.api.filters import Column, QuerySpec, listing, optional
@@ -83,7 +84,7 @@ class ProjectListView(HarborViewMixin, APIView):
             queryset = selectors.project_list(request.user, marked=True, **filters)
             return project_rows(PROJECT_LISTING.filter(queryset, params), with_owner=with_detail)
 
-        rows = statements.kept(key, build).bind(*values)
+        rows = kept(key, build).bind(**values)
         return self.paginated(
             project_records(self.page(rows), request.user, with_detail), plain=True
         )

@@ -11,7 +11,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from registry import access, selectors, statements
+from config.kept import kept, value
+from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
 from registry.api.filters import Column, QuerySpec, listing
@@ -47,7 +48,7 @@ REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 class RepositoryListMixin(HarborViewMixin):
-    def repository_page(self, key: tuple, build, *values):
+    def repository_page(self, key: tuple, build, **values):
         """The page of the repositories `build()` selects (on the markers `values` fill),
         its statement kept per process under `key` unless `q` or `sort` is given."""
         params = self.request.query_params
@@ -58,7 +59,7 @@ class RepositoryListMixin(HarborViewMixin):
             queryset = REPOSITORY_LISTING.filter(selectors.with_artifact_count(build()), params)
             return repository_rows(queryset)
 
-        page = self.page(statements.kept(key, rows, ids_first=True).bind(*values))
+        page = self.page(kept(key, rows, ids_first=True).bind(**values))
         return self.paginated([REPOSITORY.render(row) for row in page], plain=True)
 
 
@@ -74,7 +75,7 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
         return self.repository_page(
             kind and ("repositories", kind),
             lambda: selectors.visible_repositories(user, marked=True),
-            *values,
+            **values,
         )
 
 
@@ -88,8 +89,8 @@ class ProjectRepositoriesView(RepositoryListMixin, APIView):
         project = get_project(request, project_name, "repository:list", names_only=True)
         return self.repository_page(
             ("project_repositories",),
-            lambda: Repository.objects.filter(project_id=statements.mark(0)),
-            project.pk,
+            lambda: Repository.objects.filter(project_id=value("project")),
+            project=project.pk,
         )
 
 

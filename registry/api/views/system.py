@@ -7,8 +7,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
+from config.kept import any_id, arg, kept
 from config.plain_json import mark_plain
-from registry import access, configuration, selectors, statements
+from registry import access, configuration, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.permissions import require_login, require_sysadmin
@@ -101,35 +102,35 @@ class SearchView(HarborViewMixin, APIView):
         term = self.query_required("q")
         user = request.user
         kind, values = access.visibility(user)
-        # The statements are kept per caller kind; bound: the term as slot 2, the trigram
-        # table's query as slot 3 (SQLite), the results' project ids as slot 4.
-        text, phrase = statements.mark_text(2), selectors.name_phrase(term)
+        # The statements are kept per caller kind; bound: the term as `term`, the trigram
+        # table's query as `phrase` (SQLite), the results' project ids as `projects`.
+        text, phrase = arg("term"), selectors.name_phrase(term)
 
-        def kept(name: str, build, *more):
-            return statements.kept(kind and (name, kind), build).bind(*values, term, *more)
+        def kept_rows(name: str, build, **more):
+            return kept(kind and (name, kind), build).bind(**values, term=term, **more)
 
         # Harbor's search shows projects without owner_name and without allowlist contents.
         projects = list(
-            kept(
+            kept_rows(
                 "search_projects",
                 lambda: project_rows(selectors.search_projects(user, text), False),
             )
         )
         repositories = list(
-            kept(
+            kept_rows(
                 "search_repositories" + ("_by_trigrams" if phrase else ""),
-                lambda: selectors.search_repositories(
-                    user, text, phrase and statements.mark_text(3)
-                ).values(*SEARCH_REPOSITORY.columns),
-                phrase,
+                lambda: selectors.search_repositories(user, text, phrase and arg("phrase")).values(
+                    *SEARCH_REPOSITORY.columns
+                ),
+                phrase=phrase,
             )
         )
         among = sorted({row["project_id"] for row in repositories})
-        names = kept(
+        names = kept_rows(
             "search_names",
-            lambda: selectors.visible_project_names(user, statements.ids_in(4)),
-            phrase,
-            among,
+            lambda: selectors.visible_project_names(user, any_id("projects")),
+            phrase=phrase,
+            projects=among,
         )
         context = {"projects": {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}}
         return mark_plain(
