@@ -70,7 +70,8 @@ def id_list(ids, vendor: str):
     return list(ids) if vendor == "postgresql" else orjson.dumps(list(ids)).decode()
 
 
-def _id_subquery(vendor: str) -> str:
+def id_subquery(vendor: str) -> str:
+    """The subquery of the ids bound as its one parameter (see `id_list`)."""
     if vendor == "postgresql":
         return "SELECT unnest(%s::bigint[])"
     return "SELECT value FROM json_each(%s)"
@@ -253,7 +254,7 @@ def _expand_id_lists(sql: str, params, vendor: str) -> str:
     found = iter(params)
     for position, piece in enumerate(pieces):
         if piece == "%s" and isinstance(next(found), _IdList):
-            pieces[position] = _id_subquery(vendor)
+            pieces[position] = id_subquery(vendor)
     return "".join(pieces)
 
 

@@ -21,7 +21,8 @@ from functools import cache
 from django.conf import settings
 from django.db import connection
 
-from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME, bound_ids
+from config.kept import id_list, id_subquery
+from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME
 from storefront.models import Category, Product, ProductImage, Variant
 
 MARK = b"\x01"
@@ -50,7 +51,7 @@ def page_body(store, ids: list[int]) -> Encoded | None:
     if not all(CODE.fullmatch(code) for code in languages):
         return None
     sql = _statements(connection.vendor, languages)
-    bound = bound_ids(connection.vendor, ids)
+    bound = id_list(ids, connection.vendor)
     children = []
     with connection.cursor() as cursor:
         cursor.execute(sql.products, [settings.EXTERNAL_URL, bound])
@@ -97,6 +98,7 @@ class _Sql:
     """A vendor's SQL pieces: each makes the JSON text of a column."""
 
     def __init__(self, vendor: str, languages: tuple[str, ...]):
+        self.vendor = vendor
         self.postgres = vendor == "postgresql"
         self.languages = languages
 
@@ -199,9 +201,7 @@ class _Sql:
         return f"CAST({text} AS BLOB)"
 
     def ids(self, column: str) -> str:
-        if self.postgres:
-            return f"{column} IN (SELECT unnest(%s::bigint[]))"
-        return f"{column} IN (SELECT value FROM json_each(%s))"
+        return f"{column} IN ({id_subquery(self.vendor)})"
 
     def child_ids(self, category: str) -> str:
         """The JSON array of the category's children's ids, ascending."""

@@ -5,7 +5,7 @@ A page of 200 products brings 600 variants with it; building model instances, pr
 querysets, datetimes and Decimals for them cost most of a listing's time. Here the
 database hands back timestamps and decimals already formatted (`WireTime`,
 `WireDecimal`), and each table is read once per page, by id, through a statement kept
-for the process (`Statement`, `_statement`).
+for the process (`_statement`, see config.kept).
 Single objects that a write returns are rendered from their model instance
 (`instance_row`), through the same records.
 """
@@ -15,14 +15,11 @@ from collections import defaultdict
 from functools import cache
 
 import orjson
-from django.core.exceptions import EmptyResultSet
-from django.db import connection, connections
 from django.db.models import CharField, DecimalField, F, Func, TextField, Value
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
 
+from config.kept import Kept, any_id, read
 from config.records import Record
-from config.row_builder import row_builder
 from storefront.api.serializers.records import (
     CATEGORY,
     PRODUCT,
@@ -102,92 +99,6 @@ def instance_row(instance) -> dict:
         if isinstance(field, DecimalField):
             row[field.name + TEXT] = money(row[field.attname], field.decimal_places)
     return row
-
-
-# --- reading: one cursor per table, plain converters ------------------------------------
-
-
-def read(queryset) -> list[dict]:
-    """The rows of a `.values()` queryset, as Django would give them (see `Statement`)."""
-    try:
-        statement = Statement(queryset)
-    except EmptyResultSet:
-        return []
-    return statement.rows()
-
-
-class Statement:
-    """A `.values()` queryset compiled, read in one `fetchall()`. Django converts each
-    value through a chain of converter calls; at 800 rows of 20 columns that chain, and
-    `json.loads` for every JSON cell, cost more than the query. Here JSON columns are
-    decoded by orjson, and SQLite's booleans by a plain function; any other converted
-    column keeps Django's chain. Each fetched tuple becomes its row through one dict
-    display written for the statement's columns (`row_builder`). A statement kept
-    (`rows(bound)` replacing the parameter `BOUND`) spares compiling the same query on
-    every request."""
-
-    def __init__(self, queryset):
-        query = queryset.query
-        compiler = query.get_compiler(queryset.db)
-        self.sql, self.params = compiler.as_sql()
-        self.alias = queryset.db
-        self.names = [*query.extra_select, *query.values_select, *query.annotation_select]
-        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-        converters = {
-            position: _converter(chain, expression, compiler.connection)
-            for position, (chain, expression) in compiler.get_converters(columns).items()
-        }
-        self.build = row_builder(self.names, converters)
-
-    def rows(self, bound=None) -> list[dict]:
-        params = tuple(bound if param is BOUND else param for param in self.params)
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.sql, params)
-            records = cursor.fetchall()
-        return list(map(self.build, records))
-
-
-BOUND = object()  # the parameter a kept statement takes per run
-
-
-def any_id(vendor: str) -> RawSQL:
-    """A subquery of the ids given as the one parameter `BOUND` (see `bound_ids`)."""
-    if vendor == "postgresql":
-        return RawSQL("SELECT unnest(%s::bigint[])", (BOUND,))
-    return RawSQL("SELECT value FROM json_each(%s)", (BOUND,))
-
-
-def bound_ids(vendor: str, ids: list[int]):
-    return ids if vendor == "postgresql" else orjson.dumps(ids).decode()
-
-
-def _converter(chain, expression, connection):
-    kind = expression.output_field.get_internal_type()
-    if kind == "JSONField":
-        return _json_converter(chain, expression, connection)
-    if connection.vendor == "sqlite" and kind == "BooleanField" and len(chain) == 1:
-        return lambda value: bool(value) if value in (0, 1) else value
-
-    def convert(value):
-        for step in chain:
-            value = step(value, expression, connection)
-        return value
-
-    return convert
-
-
-def _json_converter(chain, expression, connection):
-    def convert(value):
-        if value is None:
-            return None
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            for step in chain:  # what orjson refuses (NaN, huge integers): Django's way
-                value = step(value, expression, connection)
-            return value
-
-    return convert
 
 
 # --- rows of a record -------------------------------------------------------------------
@@ -276,8 +187,7 @@ def _by_product(record: Record, rows: list[dict], context: dict) -> dict[int, li
 
 def _rows_of(table: str, ids: list[int]) -> list[dict]:
     """The rows of `table` (see `_statement`) for these ids."""
-    vendor = connection.vendor
-    return _statement(table, vendor).rows(bound_ids(vendor, ids))
+    return _statement(table).rows(ids=ids)
 
 
 # Rows by id are read by statements compiled once per process, the ids their one
@@ -286,7 +196,7 @@ def _rows_of(table: str, ids: list[int]) -> list[dict]:
 
 
 @cache
-def _statement(table: str, vendor: str) -> Statement:
+def _statement(table: str) -> Kept:
     queryset, key = {
         "products": (lambda: values(Product.objects.all(), PRODUCT), "pk"),
         "variants": (
@@ -303,7 +213,7 @@ def _statement(table: str, vendor: str) -> Statement:
             "parent_id",
         ),
     }[table]
-    return Statement(queryset().filter(**{f"{key}__in": any_id(vendor)}))
+    return Kept(lambda: queryset().filter(**{f"{key}__in": any_id("ids")}))
 
 
 class ChildIds(Func):

@@ -13,14 +13,13 @@ record stays).
 
 import secrets
 from datetime import timedelta
-from functools import cache
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from config.auth import hash_token
+from config.kept import KeptInstances, arg
 from storefront.errors import InvalidGrant, NotInstalled
 from storefront.models import AccessToken, App, AuthorizationCode, Installation, Script, Store
 from storefront.services import events
@@ -85,53 +84,17 @@ def installation_for_token(token: str) -> Installation | None:
     """The installation holding `token`, its store (and the store's owner) and app
     attached: one indexed query on the token's hash. Never cached, so that a revoked
     token or a suspension acts on the very next request."""
-    lookup = _token_lookup(connection.alias)
-    with connection.cursor() as cursor:
-        cursor.execute(lookup.sql, [hash_token(token)])
-        found = cursor.fetchone()
-    return None if found is None else lookup.installation(found)
+    return _BY_TOKEN.first(digest=hash_token(token))
 
 
-# Every store API request runs the lookup: its SQL and converters are built once per
-# process, and each model is made by `from_db` from its slice of the row; the queryset,
-# its compiling and select_related's machinery cost more than the query.
-_JOINED = {"installation": Installation, "installation__store": Store, "installation__app": App}
-_OWNER = get_user_model()
-
-
-class _TokenLookup:
-    def __init__(self, alias: str):
-        paths = {**_JOINED, "installation__store__owner": _OWNER}
-        self.slices = []
-        names = []
-        for path, model in paths.items():
-            attnames = [field.attname for field in model._meta.concrete_fields]
-            self.slices.append((model, attnames, slice(len(names), len(names) + len(attnames))))
-            names += [f"{path}__{attname}" for attname in attnames]
-        queryset = AccessToken.objects.using(alias).filter(token_hash="").values(*names)
-        compiler = queryset.query.get_compiler(alias)
-        # Its one parameter is the hash, given per lookup.
-        self.sql = compiler.as_sql()[0]
-        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-        self.converters = compiler.get_converters(columns)
-        self.compiler = compiler
-        self.alias = alias
-
-    def installation(self, found: tuple) -> Installation:
-        (values,) = self.compiler.apply_converters([list(found)], self.converters)
-        installation, store, app, owner = (
-            model.from_db(self.alias, attnames, values[where])
-            for model, attnames, where in self.slices
-        )
-        Store.owner.field.set_cached_value(store, owner)
-        Installation.store.field.set_cached_value(installation, store)
-        Installation.app.field.set_cached_value(installation, app)
-        return installation
-
-
-@cache
-def _token_lookup(alias: str) -> _TokenLookup:
-    return _TokenLookup(alias)
+# Every store API request runs the lookup: kept (see config.kept), the queryset, its
+# compiling and select_related's machinery cost more than the query.
+_BY_TOKEN = KeptInstances(
+    AccessToken,
+    ("installation", "installation__store", "installation__app", "installation__store__owner"),
+    lambda tokens: tokens.filter(token_hash=arg("digest")),
+    answer="installation",
+)
 
 
 def uninstall(store_id: int, app_id: int) -> None:
