@@ -7,9 +7,10 @@ is built with *markers* where a call's values go, compiled on its first run per 
 and run after that with the values put where its markers were. A marker is recognised by
 its type, never by its value, so a constant the query holds is never taken for one:
 
-- `arg(name)`: a text (a `str` holding NUL, which no request text reaching SQL holds): a
-  text field's value, a RawSQL parameter, or inside a LIKE pattern (`__contains=arg(..)`),
-  where the value goes in escaped as Django escapes it;
+- `arg(name)`: a text (a `str` of its own type, whose text holds NUL and a token drawn
+  per process, which no other text holds): a text field's value, a RawSQL parameter, or
+  inside a LIKE pattern (`__contains=arg(..)`), where the value goes in escaped as Django
+  escapes it;
 - `value(name)`: where the field would refuse a text (an id, a number): a bare `%s`;
 - `any_id(name)`: `pk__in=any_id("ids")`, a list of ids bound as one parameter
   (`unnest(%s::bigint[])` on PostgreSQL, `json_each(%s)` on SQLite): the same statement
@@ -20,6 +21,7 @@ Rows pass through Django's converters (`config.row_builder`): `.values()` gives 
 """
 
 import re
+import secrets
 from collections.abc import Callable
 
 import orjson
@@ -31,12 +33,17 @@ from django.db.models.query import FlatValuesListIterable, ValuesIterable
 
 from config.row_builder import converter, row_builder
 
+# Inside a LIKE pattern a marker is a plain `str`: it is known by this text, which no
+# value a request sends can hold.
+_TAG = f"\0kept{secrets.token_hex(8)}:"
+_MARKER = re.compile(f"{_TAG}([^\0]*)\0")
+
 
 class arg(str):  # lower case: written where a value goes, in filters
     """The marker of the value `name`. A `str` so that a text field's lookup keeps it."""
 
     def __new__(cls, name: str):
-        return super().__new__(cls, f"\0kept:{name}\0")
+        return super().__new__(cls, f"{_TAG}{name}\0")
 
     def __init__(self, name: str):
         self.name = name
@@ -258,7 +265,8 @@ def _expand_id_lists(sql: str, params, vendor: str) -> str:
     return "".join(pieces)
 
 
-_MARKER = re.compile("\0kept:([^\0]*)\0")
+def _unescaped(name: str) -> str:
+    return re.sub(r"\\(.)", r"\1", name)
 
 
 def _binder(param, connection) -> Callable:
@@ -269,11 +277,15 @@ def _binder(param, connection) -> Callable:
         return lambda values: id_list(values[name], vendor)
     if isinstance(param, arg):
         return lambda values: values[name]
-    if isinstance(param, str) and "\0kept:" in param:
-        # A LIKE pattern around a marker (`__contains=arg(...)`): the value goes in escaped
-        # as Django escapes it.
+    if isinstance(param, str) and _TAG in param:
+        # A LIKE pattern around a marker (`__contains=arg(...)`), escaped (its name too):
+        # the value goes in escaped as Django escapes it.
         escape = connection.ops.prep_for_like_query
-        return lambda values: _MARKER.sub(lambda found: escape(values[found.group(1)]), param)
+
+        def bind(values):
+            return _MARKER.sub(lambda found: escape(values[_unescaped(found[1])]), param)
+
+        return bind
     return lambda values: param
 
 
