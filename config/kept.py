@@ -142,8 +142,9 @@ class Kept:
     their columns. SQLite otherwise computes every selected column (correlated counts
     among them) of every matching row before it sorts them and keeps a page.
     `plain_count`: the count is `SELECT COUNT(*)` over the statement's own FROM and WHERE,
-    as Django's `count()` writes it, rather than over its select of ids (kept for a
-    statement with DISTINCT or GROUP BY, which the plain form would miscount)."""
+    as Django's `count()` writes it; else, and always for a statement with DISTINCT or
+    GROUP BY (which the plain form would miscount), over its select of ids. Both plan
+    alike. Markers may not be named `limit` or `offset`: a page's bounds."""
 
     def __init__(self, build: Callable, ids_first: bool = False, plain_count: bool = True):
         self.build = build
@@ -247,7 +248,8 @@ _kept = {flag: KeptList(ids_first=flag, plain_count=False) for flag in (False, T
 
 def kept(key: tuple | None, build: Callable, ids_first: bool = False) -> Kept:
     """The queryset of `build()` kept under `key`, which names everything its SQL depends
-    on besides the markers; compiled for this call only when `key` is None."""
+    on besides the markers; compiled for this call only when `key` is None. Counted over
+    its select of ids (the registry's lists, which these are, always counted so)."""
     if key is None:
         return Kept(build, ids_first, plain_count=False)
     return _kept[ids_first].kept(key, build)
