@@ -5,22 +5,29 @@ request; for the registry's lists that cost more CPU than the database spent run
 them. A `Statement` is a `.values()` queryset compiled once, then run with each request's
 values put where the queryset held *markers*: ints from a reserved range (`mark(slot)`),
 written as filter values or as the one parameter of `ids_in` (a list of ids bound as one
-value, so the SQL is the same whatever the list's length), and texts holding NUL (which
-no request value reaching SQL holds: `mark_text(slot)`). `kept(key, build)` keeps a
-statement per database and key; the key must name everything the built SQL depends on
-besides the markers (a request whose SQL depends on its own filter values passes no key
-and compiles its statement itself).
+value, so the SQL is the same whatever the list's length), and texts holding NUL
+(`mark_text(slot)`). Both are drawn at random per process: a statement compiled for one
+request also holds that request's own filter values, and one equal to a published marker
+would be taken for it (its slot's value put in its place, or a 500). `kept(key, build)`
+keeps a statement per database and key; the key must name everything the built SQL
+depends on besides the markers (a request whose SQL depends on its own filter values
+passes no key and compiles its statement itself; filters Django knows match nothing, as
+`pk__in=[]`, give a statement of no rows).
 """
 
+import secrets
 from collections.abc import Callable
 
 import orjson
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models.expressions import RawSQL
 
 from config.row_builder import row_builder
 
-_MARKS = -(2**62)  # far below any id, count or flag a statement is built with
+# Far below any id, count or flag a statement is built with, and unknown to a caller.
+_MARKS = -(2**62) - secrets.randbelow(2**60)
+_TEXT = f"\x00mark{secrets.token_hex(8)}:"
 _SLOTS = 16
 
 
@@ -32,7 +39,7 @@ def mark(slot: int) -> int:
 def mark_text(slot: int) -> str:
     """The marker of the request text `slot`; inside a longer parameter it is a LIKE
     pattern's (Django's contains lookups), and the text is escaped there as Django does."""
-    return f"\x00mark{slot}\x00"
+    return f"{_TEXT}{slot}\x00"
 
 
 def ids_in(slot: int, alias: str = "default") -> RawSQL:
@@ -142,12 +149,38 @@ def kept(key: tuple | None, build: Callable, ids_first: bool = False) -> Stateme
     """The statement of `build()` (a queryset), compiled once per database and `key`; each
     time when `key` is None."""
     if key is None:
-        return Statement(build(), ids_first)
+        return _compiled(build, ids_first)
     key = (connections["default"].vendor, *key)
     statement = _kept.get(key)
     if statement is None:
-        statement = _kept[key] = Statement(build(), ids_first)
+        statement = _kept[key] = _compiled(build, ids_first)
     return statement
+
+
+def _compiled(build: Callable, ids_first: bool):
+    try:
+        return Statement(build(), ids_first)
+    except EmptyResultSet:  # Django's queryset would run no query and give no rows
+        return _NOTHING
+
+
+class _Nothing:
+    """A statement (and its binding) of no rows."""
+
+    def bind(self, *values) -> "_Nothing":
+        return self
+
+    def count(self) -> int:
+        return 0
+
+    def __getitem__(self, window: slice) -> list:
+        return []
+
+    def __iter__(self):
+        return iter(())
+
+
+_NOTHING = _Nothing()
 
 
 def _slots(params) -> tuple[tuple, list[tuple[int, int]]]:
@@ -155,7 +188,7 @@ def _slots(params) -> tuple[tuple, list[tuple[int, int]]]:
     for position, value in enumerate(params):
         if type(value) is int and _MARKS - _SLOTS < value <= _MARKS:
             slots.append((position, _MARKS - value))
-        elif type(value) is str and "\x00mark" in value:
+        elif type(value) is str and _TEXT in value:
             slots += [(position, n) for n in range(_SLOTS) if mark_text(n) in value]
     return tuple(params), slots
 
