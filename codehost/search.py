@@ -156,6 +156,10 @@ def keyword_candidates(words: list[str], topic_only: bool, include_desc: bool) -
 def _shape_and_values(actor: Actor, options: SearchOptions) -> tuple[_Shape, dict]:
     if options.mode not in MODES:
         raise Invalid(f'Invalid search mode: "{options.mode}"')
+    if "\x00" in options.keyword:
+        # PostgreSQL text cannot hold a NUL; SQLite's LIKE reads it as the pattern's end
+        # (a keyword of "\0" matched every repository) and FTS5 fails on it.
+        raise Invalid("Invalid keyword: NUL character")
     order_by = ordering(options.sort, options.order)
     # A public-only token searches what an anonymous caller would find.
     seeker = Actor() if actor.public_only else actor

@@ -130,6 +130,17 @@ def read(queryset) -> list:
         return []
 
 
+class _Nothing:
+    """A statement of no rows, which runs no query (as Django's queryset would not)."""
+
+    def __init__(self, rows: list):
+        self.rows = rows
+
+    def run(self, values: dict) -> list:
+        return list(self.rows)
+
+
+_NOTHING = {"rows": _Nothing([]), "page": _Nothing([]), "count": _Nothing([(0,)])}
 _LIMIT, _OFFSET = arg("limit"), arg("offset")  # a page's bounds
 
 
@@ -155,7 +166,10 @@ class Kept:
     def _statement(self, alias: str, kind: str) -> Statement:
         statement = self._statements.get((alias, kind))
         if statement is None:
-            statement = getattr(self, f"_{kind}")(alias)
+            try:
+                statement = getattr(self, f"_{kind}")(alias)
+            except EmptyResultSet:  # a filter Django knows matches nothing (`pk__in=[]`)
+                statement = _NOTHING[kind]
             self._statements[alias, kind] = statement
         return statement
 

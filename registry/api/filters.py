@@ -134,7 +134,7 @@ def _convert(column: Column, value):
     if value is None:
         return None
     if column.kind is str:
-        return str(value)
+        return _text(value)
     if column.kind is int:
         try:
             number = int(value)
@@ -152,6 +152,15 @@ def _convert(column: Column, value):
     return value
 
 
+def _text(value) -> str:
+    """No stored text holds a NUL (PostgreSQL's cannot; SQLite's LIKE would read it as the
+    pattern's end): a value holding one matches nothing, on both databases."""
+    text = str(value)
+    if "\x00" in text:
+        raise NoMatch
+    return text
+
+
 def column_q(column: Column, term) -> Q:
     try:
         return _column_q(column, term)
@@ -164,7 +173,7 @@ def _column_q(column: Column, term) -> Q:
     if isinstance(term, Exact):
         return Q(**{path: _convert(column, term.value)})
     if isinstance(term, Fuzzy):
-        return Q(**{f"{path}__icontains": term.value})
+        return Q(**{f"{path}__icontains": _text(term.value)})
     if isinstance(term, Range):
         q = Q()
         if term.low is not None:

@@ -48,6 +48,9 @@ def page_body(store, ids: list[int]) -> Encoded | None:
     if not ids:
         return Encoded(b"[]")
     languages = tuple(store.languages)
+    # None (an empty object in SQL) or a code twice (a key twice) is Python's to write.
+    if not languages or len(set(languages)) < len(languages):
+        return None
     if not all(CODE.fullmatch(code) for code in languages):
         return None
     sql = _statements(connection.vendor, languages)

@@ -65,8 +65,11 @@ REPO_SEARCH = QueryFilters(
 )
 
 
-# One kept statement per shape of the search's options (see config.kept).
+# One kept statement per shape of the search's options (see config.kept), for searches
+# of a few keyword words: one of many words compiles its own (kept, an anonymous caller's
+# shapes of hundreds of words each held hundreds of MiB in every web process).
 SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
+KEPT_WORDS = 8
 
 
 def repo_options(data: dict) -> repositories.RepoOptions:
@@ -95,7 +98,8 @@ class RepoSearchView(GiteaViewMixin, APIView):
     def get(self, request):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         shape, values = search_plan(self.actor, options)
-        rows = SEARCH.rows(shape, **values)
+        searched = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
+        rows = searched.rows(shape, **values)
         return search_response(
             self.paginator,
             lambda: render_repos(self.actor, self.paginate(rows)),

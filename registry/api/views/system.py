@@ -100,6 +100,10 @@ class SearchView(HarborViewMixin, APIView):
     )
     def get(self, request):
         term = self.query_required("q")
+        if "\x00" in term:
+            # No name holds a NUL (PostgreSQL text cannot; SQLite's LIKE and FTS5 would read
+            # it as the term's end, or fail): nothing matches.
+            return mark_plain(Response({"project": [], "repository": []}))
         user = request.user
         kind, values = access.visibility(user)
         # The statements are kept per caller kind; bound: the term as `term`, the trigram
