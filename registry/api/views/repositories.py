@@ -46,10 +46,29 @@ REPOSITORY_QUERY = QuerySpec(
 REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
+class Totalled:
+    """A bound list statement whose count is the sum of another's rows (per project
+    repository counts) instead of a count of its own rows."""
+
+    def __init__(self, rows, counts):
+        self.rows = rows
+        self.counts = counts
+
+    def count(self) -> int:
+        return sum(n for (n,) in self.counts)
+
+    def __getitem__(self, window: slice) -> list:
+        return self.rows[window]
+
+    def __iter__(self):
+        return iter(self.rows)
+
+
 class RepositoryListMixin(HarborViewMixin):
-    def repository_page(self, key: tuple, build, *values):
+    def repository_page(self, key: tuple, build, *values, counts=None):
         """The page of the repositories `build()` selects (on the markers `values` fill),
-        its statement kept per process under `key` unless `q` or `sort` is given."""
+        its statement kept per process under `key` unless `q` or `sort` is given; `counts`
+        (key, build), when no `q` narrows the list, gives its total as per project counts."""
         params = self.request.query_params
         if "q" in params or "sort" in params:
             key = None  # the request's own filter values are written into the SQL
@@ -58,7 +77,10 @@ class RepositoryListMixin(HarborViewMixin):
             queryset = REPOSITORY_LISTING.filter(selectors.with_artifact_count(build()), params)
             return repository_rows(queryset)
 
-        page = self.page(statements.kept(key, rows, ids_first=True).bind(*values))
+        page = statements.kept(key, rows, ids_first=True).bind(*values)
+        if counts is not None and "q" not in params:
+            page = Totalled(page, statements.kept(*counts).bind(*values))
+        page = self.page(page)
         return self.paginated([REPOSITORY.render(row) for row in page], plain=True)
 
 
@@ -75,6 +97,10 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
             kind and ("repositories", kind),
             lambda: selectors.visible_repositories(user, marked=True),
             *values,
+            counts=(
+                kind and ("repository_counts", kind),
+                lambda: selectors.visible_repository_counts(user, marked=True),
+            ),
         )
 
 
