@@ -12,7 +12,7 @@ For a page of repositories this costs at most three queries, whatever the page s
 
 from dataclasses import dataclass, field
 
-from django.db.models import BooleanField, F, Func, JSONField, Q, Value
+from django.db.models import BooleanField, F, JSONField, Q, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.lookups import In
 
@@ -30,6 +30,7 @@ from codehost.models import (
     UnitType,
     Visibility,
 )
+from config.vendor_sql import Unindexed
 
 ALL_UNITS = [unit.label for unit in UnitType]
 CODE_UNIT = UnitType.CODE.label
@@ -231,20 +232,6 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
     """
     me = actor.owner.pk if actor.signed_in else None
     return visibility_condition(visibility_kind(actor, include_private), me)
-
-
-class Unindexed(Func):
-    """A column SQLite must not look up through an index (`+column`; unchanged elsewhere).
-    An anonymous keyword search there matched the public owners' rows through the
-    owner index, reading each wide row for its LIKE; without it SQLite scans the narrow
-    keyword index (codehost.db): the count at 10,000 repositories 6.6 -> 3.0 ms."""
-
-    template = "%(expressions)s"
-    arity = 1
-
-    def as_sqlite(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"+{sql}", params
 
 
 def visibility_kind(actor: Actor, include_private: bool = True) -> str:

@@ -8,8 +8,9 @@ from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
-from django.db.models.lookups import GreaterThan
+from django.db.models.lookups import GreaterThan, In
 
+from config.vendor_sql import Unindexed
 from registry import access, configuration, statements
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
@@ -246,8 +247,10 @@ def visible_repositories(user, marked: bool = False):
     `marked` as access.visible_projects."""
     if access.is_sysadmin(user):
         return Repository.objects.all()
-    visible = access.visible_projects(user, marked=marked).values("pk")
-    return Repository.objects.filter(project__in=visible)
+    visible = access.visible_projects(user, marked=marked).order_by().values("pk")
+    # SQLite would read each visible project's repositories and sort them all; unindexed,
+    # it walks the newest-first index, checking each entry's project, to the page's end.
+    return Repository.objects.filter(In(Unindexed(F("project_id")), visible))
 
 
 def visible_repository_counts(user, marked: bool = False):

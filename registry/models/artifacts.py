@@ -21,7 +21,9 @@ class Repository(models.Model):
         verbose_name_plural = "repositories"
         indexes = [
             models.Index(fields=["project", "-creation_time", "-id"]),
-            models.Index(fields=["-creation_time", "-id"]),
+            # Newest first with the project: a visible page walks this index alone,
+            # checking each entry's project, and stops at the page's end.
+            models.Index(fields=["-creation_time", "-id", "project"]),
             models.Index(fields=["project", "name"]),
         ]
 

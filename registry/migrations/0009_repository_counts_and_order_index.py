@@ -81,4 +81,13 @@ class Migration(migrations.Migration):
             "SELECT project_id, COUNT(*) FROM registry_repository GROUP BY project_id",
             reverse_sql=migrations.RunSQL.noop,
         ),
+        # The newest-first order with each entry's project: the page of what a caller may
+        # see walks this index alone and stops at the page's end.
+        migrations.RemoveIndex(model_name="repository", name="registry_re_creatio_cc45aa_idx"),
+        migrations.AddIndex(
+            model_name="repository",
+            index=models.Index(
+                fields=["-creation_time", "-id", "project"], name="registry_re_creatio_6dc04c_idx"
+            ),
+        ),
     ]
