@@ -10,9 +10,14 @@ from django.db import connection
 from django.db.models import Case, Q, When
 from django.db.models.expressions import RawSQL
 
-from codehost.access import Actor, visibility_condition, visibility_kind
+from codehost.access import (
+    Actor,
+    visibility_condition,
+    visibility_kind,
+    visible_repository_counts,
+)
 from codehost.errors import Invalid
-from codehost.kept import arg, value
+from codehost.kept import Kept, arg, value
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
@@ -273,3 +278,47 @@ def kept_search(shape: _Shape):
     codehost.kept): composing and compiling the search's queryset on every request cost
     more than the database spent answering it."""
     return _search(shape, _Markers())
+
+
+def _unfiltered(shape: _Shape) -> bool:
+    """No filter beside who may see: its total is the visible repositories' count."""
+    return not (
+        shape.words
+        or shape.contributor
+        or shape.starred
+        or shape.team
+        or shape.mode
+        or shape.is_private is not None
+        or shape.template is not None
+        or shape.archived is not None
+    )
+
+
+_TOTALS: dict[str, Kept] = {}
+
+
+def kept_total(shape: _Shape) -> Kept | None:
+    """For a search without filters, the kept statement of rows whose sum is its total
+    (codehost.access.visible_repository_counts: a few rows per owner, not a count of
+    every visible repository); None otherwise."""
+    if not _unfiltered(shape):
+        return None
+    kind = shape.visibility
+    if kind not in _TOTALS:
+        _TOTALS[kind] = Kept(lambda: visible_repository_counts(kind, arg("me")))
+    return _TOTALS[kind]
+
+
+class Totalled:
+    """A kept list's window (codehost.kept.Window) whose count is the sum of `total`'s
+    rows."""
+
+    def __init__(self, window, total: Kept):
+        self.window = window
+        self.total = total
+
+    def count(self) -> int:
+        return sum(n for (n,) in self.total.rows(**self.window.values))
+
+    def __getitem__(self, bounds: slice) -> list:
+        return self.window[bounds]

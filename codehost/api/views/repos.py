@@ -37,7 +37,7 @@ from codehost.api.views.common import (
 from codehost.errors import NotFound
 from codehost.kept import KeptList
 from codehost.models import PULL_DEFAULTS, Owner, Repository
-from codehost.search import SearchOptions, kept_search, search_plan
+from codehost.search import SearchOptions, Totalled, kept_search, kept_total, search_plan
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
 
@@ -96,6 +96,9 @@ class RepoSearchView(GiteaViewMixin, APIView):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         shape, values = search_plan(self.actor, options)
         rows = SEARCH.rows(shape, **values)
+        total = kept_total(shape)
+        if total is not None:
+            rows = Totalled(rows, total)
         return search_response(
             self.paginator,
             lambda: render_repos(self.actor, self.paginate(rows)),
