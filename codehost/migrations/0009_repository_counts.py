@@ -92,6 +92,15 @@ class Migration(migrations.Migration):
                 "DROP TRIGGER codehost_repository_count_add",
             ],
         ),
+        # A keyword search reads names, topics, owners and the private flag of many
+        # repositories, in name order: PostgreSQL's planner took a scan of the wide table
+        # over the trigram indexes for a word matching one repository in eight; this narrow
+        # index (SQLite's is 0007's) answers the count by an index-only scan.
+        PostgresOnlySQL(
+            "CREATE INDEX codehost_repo_keyword_pg ON codehost_repository "
+            "(lower_name, id) INCLUDE (topics_index, owner_id, private)",
+            reverse_sql="DROP INDEX codehost_repo_keyword_pg",
+        ),
         migrations.RunSQL(
             f"INSERT INTO {TABLE} (owner_id, private, repository_count) "
             "SELECT owner_id, private, COUNT(*) FROM codehost_repository "
