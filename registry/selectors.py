@@ -42,14 +42,16 @@ def contains_exactly(path: str, text: str) -> GreaterThan:
 
 
 def repo_count() -> Coalesce:
-    counts = (
-        Repository.objects.filter(project=OuterRef("pk"))
-        .order_by()
-        .values("project")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+    """A project's repository count, as kept per project (ProjectRepositoryCount)."""
+    kept = ProjectRepositoryCount.objects.filter(project=OuterRef("pk")).values("repository_count")
+    return Coalesce(Subquery(kept, output_field=IntegerField()), 0)
+
+
+def repositories_of(projects) -> int:
+    """How many repositories the projects of `projects` (a queryset) hold, added up from
+    their kept counts rather than counted."""
+    kept = ProjectRepositoryCount.objects.filter(project__in=projects.values("pk"))
+    return kept.aggregate(n=Sum("repository_count"))["n"] or 0
 
 
 def project_list(
@@ -172,14 +174,14 @@ def statistics(user) -> dict:
     public = projects.filter(is_public=True)
     stats = {
         "public_project_count": public.count(),
-        "public_repo_count": Repository.objects.filter(project__in=public.values("pk")).count(),
+        "public_repo_count": repositories_of(public),
         "total_project_count": 0,
         "total_repo_count": 0,
         "total_storage_consumption": 0,
     }
     if access.is_sysadmin(user):
         stats["total_project_count"] = projects.count()
-        stats["total_repo_count"] = Repository.objects.count()
+        stats["total_repo_count"] = repositories_of(Project.objects.all())
         stats["private_project_count"] = (
             stats["total_project_count"] - stats["public_project_count"]
         )
@@ -191,9 +193,7 @@ def statistics(user) -> dict:
         member = ProjectMember.objects.filter(access.membership_filter(user))
         private = projects.filter(is_public=False, pk__in=member.values("project"))
         stats["private_project_count"] = private.count()
-        stats["private_repo_count"] = Repository.objects.filter(
-            project__in=private.values("pk")
-        ).count()
+        stats["private_repo_count"] = repositories_of(private)
     return stats
 
 

@@ -1,7 +1,7 @@
-"""The all-repositories list's X-Total-Count adds up per project repository counts kept by
-database triggers (registry.models.ProjectRepositoryCount): the total must stay the exact
-number of visible repositories through every way a repository is created, moved or
-deleted, whoever asks."""
+"""The all-repositories list's X-Total-Count, the statistics and the projects' repo_count
+add up per project repository counts kept by database triggers
+(registry.models.ProjectRepositoryCount): they must stay the exact number of visible
+repositories through every way a repository is created, moved or deleted, whoever asks."""
 
 import pytest
 from django.db.models import Count
@@ -39,6 +39,11 @@ def test_total_follows_creations_moves_and_deletions(anon, alice, bob, admin_cli
         Repository(project=public, name=f"pub/bulk{n}") for n in range(3)
     )
     assert totals(*clients) == [5, 5, 5, 4]
+    stats = admin_client.get("/api/v2.0/statistics").json()
+    assert (stats["total_repo_count"], stats["public_repo_count"]) == (5, 4)
+    assert bob_client.get("/api/v2.0/statistics").json()["private_repo_count"] == 1
+    listed = admin_client.get("/api/v2.0/projects").json()
+    assert {p["name"]: p["repo_count"] for p in listed} == {"pub": 4, "priv": 1}
     Repository.objects.filter(name="pub/bulk0").update(project=private)
     assert totals(*clients) == [5, 5, 5, 3]
     Repository.objects.filter(name__startswith="pub/bulk").delete()
