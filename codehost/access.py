@@ -12,7 +12,7 @@ For a page of repositories this costs at most three queries, whatever the page s
 
 from dataclasses import dataclass, field
 
-from django.db.models import BooleanField, F, Func, JSONField, Q, Value
+from django.db.models import BigIntegerField, BooleanField, F, JSONField, Q, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.lookups import In
 
@@ -22,6 +22,7 @@ from codehost.models import (
     Collaboration,
     OrgMembership,
     Owner,
+    OwnerRepositoryCount,
     Repository,
     Team,
     TeamMember,
@@ -30,6 +31,7 @@ from codehost.models import (
     Visibility,
 )
 from config.kept import Kept, any_id, arg
+from config.vendor_sql import Unindexed
 
 ALL_UNITS = [unit.label for unit in UnitType]
 CODE_UNIT = UnitType.CODE.label
@@ -195,29 +197,75 @@ def _table(model) -> str:
 # The signed-in visibility rule in SQL, for repository querysets (their table unaliased).
 # Built once: the ORM spent more CPU composing and compiling its five subqueries, on every
 # list, than the database spent running them. Portable SQL (booleans as in SQLite and
-# PostgreSQL alike); parameters: the caller's owner id four times.
+# PostgreSQL alike); parameters: the caller's owner id, once per %s.
 _REPO = _table(Repository)
+_COUNTS = _table(OwnerRepositoryCount)
 _TEAMS_OF_MEMBER = (
     f"{_table(Team)} t INNER JOIN {_table(TeamMember)} m ON m.team_id = t.id WHERE m.user_id = %s"
 )
-VISIBLE_PUBLIC_SQL = (
-    f"(NOT {_REPO}.private AND ({_REPO}.owner_id IN (SELECT o.id FROM {_table(Owner)} o"
-    f" WHERE o.visibility IN ('{Visibility.PUBLIC.value}', '{Visibility.LIMITED.value}'))"
-    f" OR {_REPO}.owner_id IN (SELECT om.org_id FROM {_table(OrgMembership)} om"
-    " WHERE om.user_id = %s)))"
-)
-VISIBLE_SQL = (
-    f"({_REPO}.owner_id = %s"
-    # An organization's team that includes all its repositories: matched by owner rather
-    # than through its thousands of links.
-    f" OR {_REPO}.owner_id IN (SELECT t.org_id FROM {_TEAMS_OF_MEMBER}"
-    " AND t.includes_all_repositories)"
-    f" OR {VISIBLE_PUBLIC_SQL}"
-    f" OR {_REPO}.id IN (SELECT c.repo_id FROM {_table(Collaboration)} c WHERE c.user_id = %s)"
+
+
+def _visible_public(table: str) -> str:
+    return (
+        f"(NOT {table}.private AND ({table}.owner_id IN (SELECT o.id FROM {_table(Owner)} o"
+        f" WHERE o.visibility IN ('{Visibility.PUBLIC.value}', '{Visibility.LIMITED.value}'))"
+        f" OR {table}.owner_id IN (SELECT om.org_id FROM {_table(OrgMembership)} om"
+        " WHERE om.user_id = %s)))"
+    )
+
+
+def _visible_by_owner(table: str) -> str:
+    """What the caller sees of an owner's repositories, by owner and private flag alone."""
+    return (
+        f"{table}.owner_id = %s"
+        # An organization's team that includes all its repositories: matched by owner
+        # rather than through its thousands of links.
+        f" OR {table}.owner_id IN (SELECT t.org_id FROM {_TEAMS_OF_MEMBER}"
+        " AND t.includes_all_repositories)"
+        f" OR {_visible_public(table)}"
+    )
+
+
+_LINKED = (
+    f"{_REPO}.id IN (SELECT c.repo_id FROM {_table(Collaboration)} c WHERE c.user_id = %s)"
     f" OR {_REPO}.id IN (SELECT tr.repo_id FROM {_table(TeamRepo)} tr"
     f" WHERE tr.team_id IN (SELECT t.id FROM {_TEAMS_OF_MEMBER}"
-    " AND NOT t.includes_all_repositories)))"
+    " AND NOT t.includes_all_repositories))"
 )
+VISIBLE_PUBLIC_SQL = _visible_public(_REPO)
+VISIBLE_SQL = f"({_visible_by_owner(_REPO)} OR {_LINKED})"
+# The same rule split for counting: the owner's share read from the kept per owner counts
+# (OwnerRepositoryCount), and the repositories seen only through a collaboration or a
+# team's link, which are few: looked up from the links (one IN over their union, not two
+# ORed INs the database tests on every repository).
+VISIBLE_COUNTS_SQL = f"({_visible_by_owner(_COUNTS)})"
+LINKED_ONLY_SQL = (
+    f"({_REPO}.id IN (SELECT c.repo_id FROM {_table(Collaboration)} c WHERE c.user_id = %s"
+    f" UNION SELECT tr.repo_id FROM {_table(TeamRepo)} tr"
+    f" WHERE tr.team_id IN (SELECT t.id FROM {_TEAMS_OF_MEMBER}"
+    f" AND NOT t.includes_all_repositories))"
+    f" AND NOT ({_visible_by_owner(_REPO)}))"
+)
+
+
+def visible_repository_counts(kind: str, me):
+    """Rows whose sum is the number of repositories `visibility_condition(kind, me)`
+    selects, read from the per owner counts (`me`: a value or a kept query's marker)."""
+    counts = OwnerRepositoryCount.objects.order_by()
+    if kind in ("anonymous", "public"):
+        counts = counts.filter(private=False)
+    if kind == "anonymous":
+        counts = counts.filter(owner_id__in=_owners_with(Visibility.PUBLIC))
+    elif kind == "public-or-member":
+        counts = counts.filter(RawSQL(_visible_public(_COUNTS), (me,), BooleanField()))
+    elif kind == "visible":
+        counts = counts.filter(RawSQL(VISIBLE_COUNTS_SQL, (me,) * 3, BooleanField()))
+        linked = Repository.objects.filter(RawSQL(LINKED_ONLY_SQL, (me,) * 5, BooleanField()))
+        one = Value(1, output_field=BigIntegerField())
+        return counts.values_list("repository_count").union(
+            linked.order_by().annotate(one=one).values_list("one"), all=True
+        )
+    return counts.values_list("repository_count")
 
 
 def visible_repos_filter(actor: Actor, include_private: bool = True):
@@ -231,20 +279,6 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
     """
     me = actor.owner.pk if actor.signed_in else None
     return visibility_condition(visibility_kind(actor, include_private), me)
-
-
-class Unindexed(Func):
-    """A column SQLite must not look up through an index (`+column`; unchanged elsewhere).
-    An anonymous keyword search there matched the public owners' rows through the
-    owner index, reading each wide row for its LIKE; without it SQLite scans the narrow
-    keyword index (codehost.db): the count at 10,000 repositories 6.6 -> 3.0 ms."""
-
-    template = "%(expressions)s"
-    arity = 1
-
-    def as_sqlite(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"+{sql}", params
 
 
 def visibility_kind(actor: Actor, include_private: bool = True) -> str:

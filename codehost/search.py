@@ -10,10 +10,15 @@ from django.db import connection
 from django.db.models import Case, Q, When
 from django.db.models.expressions import RawSQL
 
-from codehost.access import Actor, visibility_condition, visibility_kind
+from codehost.access import (
+    Actor,
+    visibility_condition,
+    visibility_kind,
+    visible_repository_counts,
+)
 from codehost.errors import Invalid
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
-from config.kept import arg
+from config.kept import Kept, arg
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
 SORT_FIELDS = {
@@ -280,3 +285,32 @@ def kept_search(shape: _Shape):
     config.kept): composing and compiling the search's queryset on every request cost
     more than the database spent answering it."""
     return _search(shape, _Markers())
+
+
+def _unfiltered(shape: _Shape) -> bool:
+    """No filter beside who may see: its total is the visible repositories' count."""
+    return not (
+        shape.words
+        or shape.contributor
+        or shape.starred
+        or shape.team
+        or shape.mode
+        or shape.is_private is not None
+        or shape.template is not None
+        or shape.archived is not None
+    )
+
+
+_TOTALS: dict[str, Kept] = {}
+
+
+def kept_total(shape: _Shape) -> Kept | None:
+    """For a search without filters, the kept statement of rows whose sum is its total
+    (codehost.access.visible_repository_counts: a few rows per owner, not a count of
+    every visible repository); None otherwise."""
+    if not _unfiltered(shape):
+        return None
+    kind = shape.visibility
+    if kind not in _TOTALS:
+        _TOTALS[kind] = Kept(lambda: visible_repository_counts(kind, arg("me")))
+    return _TOTALS[kind]

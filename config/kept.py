@@ -229,6 +229,23 @@ class Window:
         return iter(self.kept.rows(self.alias, **self.values))
 
 
+class Totalled:
+    """A window whose count is the sum of `counts`' rows (say counts per owner, kept by
+    triggers) rather than a count of the window's own rows; `counts` takes its values."""
+
+    def __init__(self, window: Window, counts: Kept):
+        self.window, self.counts = window, counts
+
+    def count(self) -> int:
+        return sum(n for (n,) in self.counts.rows(self.window.alias, **self.window.values))
+
+    def __getitem__(self, bounds: slice) -> list:
+        return self.window[bounds]
+
+    def __iter__(self):
+        return iter(self.window)
+
+
 MAX_SHAPES = 256
 
 

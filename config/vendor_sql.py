@@ -1,5 +1,6 @@
 """Migration operations that apply on one database only. They change no model state: the
 indexes they make speed up keyword search (`LIKE '%q%'`) and are invisible to the ORM.
+And `Unindexed`, a column SQLite must not look up through an index.
 
 PostgreSQL answers a keyword through trigram GIN indexes. SQLite has no such index: the
 code hosting's search scans a narrow covering index instead of the table's wide rows, and
@@ -8,6 +9,7 @@ the exact LIKE).
 """
 
 from django.db import migrations
+from django.db.models import Func
 
 
 class VendorSQL(migrations.RunSQL):
@@ -58,3 +60,19 @@ def sqlite_trigram_table(table: str, fts: str, columns: list[str]) -> SQLiteOnly
             f"DROP TABLE {fts}",
         ],
     )
+
+
+class Unindexed(Func):
+    """A column SQLite must not look up through an index (`+column`; unchanged elsewhere),
+    so that its planner takes another index: one that reads narrower rows (the code
+    hosting's anonymous keyword search: its keyword index, count at 10,000 repositories
+    6.6 -> 3.0 ms), or one in the list's order, walked until the page is full (the
+    registry's visible repositories: a page at 100,000 ~75 -> ~1 ms, instead of sorting
+    every visible repository)."""
+
+    template = "%(expressions)s"
+    arity = 1
+
+    def as_sqlite(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"+{sql}", params

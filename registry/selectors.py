@@ -8,9 +8,10 @@ from django.db import connection
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
-from django.db.models.lookups import GreaterThan
+from django.db.models.lookups import GreaterThan, In
 
 from config.kept import arg, kept, value
+from config.vendor_sql import Unindexed
 from registry import access, configuration
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
@@ -22,6 +23,7 @@ from registry.models import (
     Project,
     ProjectMember,
     ProjectMetadata,
+    ProjectRepositoryCount,
     Repository,
     Role,
     Tag,
@@ -41,14 +43,16 @@ def contains_exactly(path: str, text: str) -> GreaterThan:
 
 
 def repo_count() -> Coalesce:
-    counts = (
-        Repository.objects.filter(project=OuterRef("pk"))
-        .order_by()
-        .values("project")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
+    """A project's repository count, as kept per project (ProjectRepositoryCount)."""
+    kept = ProjectRepositoryCount.objects.filter(project=OuterRef("pk")).values("repository_count")
+    return Coalesce(Subquery(kept, output_field=IntegerField()), 0)
+
+
+def repositories_of(projects) -> int:
+    """How many repositories the projects of `projects` (a queryset) hold, added up from
+    their kept counts rather than counted."""
+    kept = ProjectRepositoryCount.objects.filter(project__in=projects.values("pk"))
+    return kept.aggregate(n=Sum("repository_count"))["n"] or 0
 
 
 def project_list(
@@ -171,14 +175,14 @@ def statistics(user) -> dict:
     public = projects.filter(is_public=True)
     stats = {
         "public_project_count": public.count(),
-        "public_repo_count": Repository.objects.filter(project__in=public.values("pk")).count(),
+        "public_repo_count": repositories_of(public),
         "total_project_count": 0,
         "total_repo_count": 0,
         "total_storage_consumption": 0,
     }
     if access.is_sysadmin(user):
         stats["total_project_count"] = projects.count()
-        stats["total_repo_count"] = Repository.objects.count()
+        stats["total_repo_count"] = repositories_of(Project.objects.all())
         stats["private_project_count"] = (
             stats["total_project_count"] - stats["public_project_count"]
         )
@@ -190,9 +194,7 @@ def statistics(user) -> dict:
         member = ProjectMember.objects.filter(access.membership_filter(user))
         private = projects.filter(is_public=False, pk__in=member.values("project"))
         stats["private_project_count"] = private.count()
-        stats["private_repo_count"] = Repository.objects.filter(
-            project__in=private.values("pk")
-        ).count()
+        stats["private_repo_count"] = repositories_of(private)
     return stats
 
 
@@ -244,8 +246,20 @@ def visible_repositories(user, marked: bool = False):
     `marked` as access.visible_projects."""
     if access.is_sysadmin(user):
         return Repository.objects.all()
-    visible = access.visible_projects(user, marked=marked).values("pk")
-    return Repository.objects.filter(project__in=visible)
+    visible = access.visible_projects(user, marked=marked).order_by().values("pk")
+    # SQLite would read each visible project's repositories and sort them all; unindexed,
+    # it walks the newest-first index, checking each entry's project, to the page's end.
+    return Repository.objects.filter(In(Unindexed(F("project_id")), visible))
+
+
+def visible_repository_counts(user, marked: bool = False):
+    """The repository count of each project `visible_repositories` reads (their sum is its
+    exact count): a row per project instead of a row per repository to count."""
+    counts = ProjectRepositoryCount.objects.order_by()
+    if not access.is_sysadmin(user):
+        visible = access.visible_projects(user, marked=marked).values("pk")
+        counts = counts.filter(project__in=visible)
+    return counts.values_list("repository_count")
 
 
 def with_artifact_count(repositories):

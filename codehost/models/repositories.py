@@ -126,6 +126,27 @@ class Repository(models.Model):
         return f"{self.owner.name}/{self.name}"
 
 
+class OwnerRepositoryCount(models.Model):
+    """How many public or private repositories an owner holds, kept by database triggers
+    on every insert, delete, transfer and visibility change of a repository (migration
+    0009); never written by the ORM. A search without filters counts what the caller may
+    see from these rows (codehost.search.kept_total) instead of from every repository."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    private = models.BooleanField()
+    repository_count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "private"], name="codehost_repo_count_unique")
+        ]
+
+    def __str__(self):
+        return (
+            f"{self.owner_id} ({'private' if self.private else 'public'}): {self.repository_count}"
+        )
+
+
 class RepoRedirect(models.Model):
     """The old (owner, name) of a renamed repository; requests there are redirected."""
 
@@ -174,6 +195,7 @@ __all__ = [
     "PULL_DEFAULTS",
     "TRACKER_DEFAULTS",
     "Collaboration",
+    "OwnerRepositoryCount",
     "RepoRedirect",
     "Repository",
     "ServiceType",

@@ -4,7 +4,7 @@ from django.db import models
 
 from registry.models.projects import Project
 
-__all__ = ["Artifact", "ArtifactReference", "Repository", "Tag"]
+__all__ = ["Artifact", "ArtifactReference", "ProjectRepositoryCount", "Repository", "Tag"]
 
 
 class Repository(models.Model):
@@ -21,12 +21,30 @@ class Repository(models.Model):
         verbose_name_plural = "repositories"
         indexes = [
             models.Index(fields=["project", "-creation_time", "-id"]),
-            models.Index(fields=["-creation_time", "-id"]),
+            # Newest first with the project: a visible page walks this index alone,
+            # checking each entry's project, and stops at the page's end.
+            models.Index(fields=["-creation_time", "-id", "project"]),
             models.Index(fields=["project", "name"]),
         ]
 
     def __str__(self):
         return self.name
+
+
+class ProjectRepositoryCount(models.Model):
+    """How many repositories a project holds, kept by database triggers on every insert,
+    delete and move of a repository (migration 0009); never written by the ORM. The lists'
+    exact totals (X-Total-Count) add these up per visible project instead of counting
+    every repository row: at 100,000 repositories that count alone cost ~10 ms on
+    PostgreSQL and ~5-10 ms on SQLite per request."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    repository_count = models.BigIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.project_id}: {self.repository_count}"
 
 
 class Artifact(models.Model):

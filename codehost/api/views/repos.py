@@ -36,10 +36,10 @@ from codehost.api.views.common import (
 )
 from codehost.errors import NotFound
 from codehost.models import PULL_DEFAULTS, Owner, Repository
-from codehost.search import SearchOptions, kept_search, search_plan
+from codehost.search import SearchOptions, kept_search, kept_total, search_plan
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import KeptList
+from config.kept import KeptList, Totalled
 
 TAGS = ["repository"]
 
@@ -100,6 +100,9 @@ class RepoSearchView(GiteaViewMixin, APIView):
         shape, values = search_plan(self.actor, options)
         searched = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
         rows = searched.rows(shape, **values)
+        total = kept_total(shape)
+        if total is not None:
+            rows = Totalled(rows, total)
         return search_response(
             self.paginator,
             lambda: render_repos(self.actor, self.paginate(rows)),

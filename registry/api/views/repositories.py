@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.kept import kept, value
+from config.kept import Totalled, kept, value
 from registry import access, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin
@@ -48,9 +48,10 @@ REPOSITORY_LISTING = listing(REPOSITORY_QUERY)
 
 
 class RepositoryListMixin(HarborViewMixin):
-    def repository_page(self, key: tuple, build, **values):
+    def repository_page(self, key: tuple, build, counts=None, **values):
         """The page of the repositories `build()` selects (on the markers `values` fill),
-        its statement kept per process under `key` unless `q` or `sort` is given."""
+        its statement kept per process under `key` unless `q` or `sort` is given; `counts`
+        (key, build), when no `q` narrows the list, gives its total as per project counts."""
         params = self.request.query_params
         if "q" in params or "sort" in params:
             key = None  # the request's own filter values are written into the SQL
@@ -59,7 +60,10 @@ class RepositoryListMixin(HarborViewMixin):
             queryset = REPOSITORY_LISTING.filter(selectors.with_artifact_count(build()), params)
             return repository_rows(queryset)
 
-        page = self.page(kept(key, rows, ids_first=True).bind(**values))
+        page = kept(key, rows, ids_first=True).bind(**values)
+        if counts is not None and "q" not in params:
+            page = Totalled(page, kept(*counts))
+        page = self.page(page)
         return self.paginated([REPOSITORY.render(row) for row in page], plain=True)
 
 
@@ -75,6 +79,10 @@ class AllRepositoriesView(RepositoryListMixin, APIView):
         return self.repository_page(
             kind and ("repositories", kind),
             lambda: selectors.visible_repositories(user, marked=True),
+            counts=(
+                kind and ("repository_counts", kind),
+                lambda: selectors.visible_repository_counts(user, marked=True),
+            ),
             **values,
         )
 
