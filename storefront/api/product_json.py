@@ -21,6 +21,7 @@ from functools import cache
 from django.conf import settings
 from django.db import connection
 
+from storefront import prepared
 from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME, bound_ids
 from storefront.models import Category, Product, ProductImage, Variant
 
@@ -52,7 +53,7 @@ def page_body(store, ids: list[int]) -> Encoded | None:
     sql = _statements(connection.vendor, languages)
     bound = bound_ids(connection.vendor, ids)
     children = []
-    with connection.cursor() as cursor:
+    with prepared.cursor(binary=True) as cursor:
         cursor.execute(sql.products, [settings.EXTERNAL_URL, bound])
         heads = {pk: (head, tail) for pk, head, tail in cursor.fetchall()}
         for statement in (sql.variants, sql.images):

@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config.auth import hash_token
+from storefront import prepared
 from storefront.errors import InvalidGrant, NotInstalled
 from storefront.models import AccessToken, App, AuthorizationCode, Installation, Script, Store
 from storefront.services import events
@@ -86,7 +87,7 @@ def installation_for_token(token: str) -> Installation | None:
     attached: one indexed query on the token's hash. Never cached, so that a revoked
     token or a suspension acts on the very next request."""
     lookup = _token_lookup(connection.alias)
-    with connection.cursor() as cursor:
+    with prepared.cursor(connection=connection) as cursor:
         cursor.execute(lookup.sql, [hash_token(token)])
         found = cursor.fetchone()
     return None if found is None else lookup.installation(found)

@@ -152,3 +152,19 @@ def test_a_lone_surrogate_is_left_to_python(store):
         return
     Product.objects.filter(pk=product.pk).update(**stored)
     assert product_json.page_body(store, [product.pk]) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_is_read_again_on_a_new_connection(api, store):
+    """PostgreSQL runs the page's statements and the token lookup prepared: a closed
+    connection takes them with it, and the next one prepares them again."""
+    ids = odd_catalog(store)
+    first = api.get("products")
+    assert first.content == pythons(store, sorted(ids[:2]))
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+            assert cursor.fetchone()[0] == 5  # the token lookup, the page's four
+    connection.close()
+    again = api.get("products")
+    assert again.content == first.content
