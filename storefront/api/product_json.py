@@ -31,6 +31,8 @@ MARK = b"\x01"
 SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
 # Language codes written into the SQL as object keys and JSON paths: letters only.
 CODE = re.compile(r"[A-Za-z]{1,8}")
+# Lists written item by item up to this length on PostgreSQL (see `_Sql.each`).
+SHORT_LIST = 3
 
 
 class Encoded:
@@ -157,8 +159,17 @@ class _Sql:
         """The JSON array of `element(...)` over the JSON list `column`, MARK if it is
         not a list."""
         if self.postgres:
-            items = f"""(SELECT string_agg({element("item")}, ',' ORDER BY n)
+            every = f"""(SELECT string_agg({element("item")}, ',' ORDER BY n)
                 FROM jsonb_array_elements({column}) WITH ORDINALITY AS listed(item, n))"""
+            # A short list (variant values and product attributes hold one per attribute,
+            # rarely more than three) is written item by item: running the subquery for
+            # every row cost more than the rest of a variant.
+            short = " ".join(
+                f"WHEN {length} THEN "
+                + " || ',' || ".join(element(f"({column} -> {n})") for n in range(length))
+                for length in range(1, SHORT_LIST + 1)
+            )
+            items = f"CASE jsonb_array_length({column}) WHEN 0 THEN '' {short} ELSE {every} END"
             kind, array = f"jsonb_typeof({column})", "'array'"
         else:
             items = (

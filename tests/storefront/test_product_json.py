@@ -168,3 +168,19 @@ def test_a_page_is_read_again_on_a_new_connection(api, store):
     connection.close()
     again = api.get("products")
     assert again.content == first.content
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 4, 7])
+def test_lists_of_any_length_are_pythons_bytes(store, length):
+    """PostgreSQL writes short lists item by item, longer ones by a subquery."""
+    product = ProductFactory(
+        store=store,
+        attributes=[{"es": f"Atributo {n}", "pt": ODD} for n in range(length)],
+    )
+    VariantFactory(product=product, values=[{"es": ODD, "pt": str(n)} for n in range(length)])
+    ProductImageFactory(product=product, alt=[f"{ODD} {n}" for n in range(length)])
+    written = product_json.page_body(store, [product.pk])
+    assert written is not None
+    assert written.body.replace("\u2028".encode(), b"\\u2028").replace(
+        "\u2029".encode(), b"\\u2029"
+    ) == pythons(store, [product.pk])
