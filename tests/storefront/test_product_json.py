@@ -94,6 +94,12 @@ def test_an_indented_page_is_drfs():
     assert StoreRenderer().render(body, "application/json", {}) == (
         b'[{"ratio":1.5,"name":"\\u2028"}]'
     )
+    separators = product_json.Encoded('["\u2028 \u2013 \u2029", "\u2026"]'.encode())
+    assert StoreRenderer().render(separators, "application/json", {}) == (
+        b'["\\u2028 \xe2\x80\x93 \\u2029", "\xe2\x80\xa6"]'
+    )
+    dashes = product_json.Encoded('["\u2013"]'.encode())
+    assert StoreRenderer().render(dashes, "application/json", {}) is dashes.body
 
 
 @pytest.mark.parametrize(
