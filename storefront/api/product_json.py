@@ -155,27 +155,28 @@ class _Sql:
         cut the string at (jsonb refuses it)."""
         return f"instr({document}, '\\u0000')"
 
-    def each(self, column: str, element) -> str:
+    def each(self, column: str, element, nth=None) -> str:
         """The JSON array of `element(...)` over the JSON list `column`, MARK if it is
-        not a list."""
+        not a list. `nth(n)` writes the item at position n: a short list (variant values
+        and product attributes hold one item per attribute, rarely more than three) is
+        written item by item, as running the subquery for every row cost more than the
+        rest of a variant."""
         if self.postgres:
             every = f"""(SELECT string_agg({element("item")}, ',' ORDER BY n)
                 FROM jsonb_array_elements({column}) WITH ORDINALITY AS listed(item, n))"""
-            # A short list (variant values and product attributes hold one per attribute,
-            # rarely more than three) is written item by item: running the subquery for
-            # every row cost more than the rest of a variant.
-            short = " ".join(
-                f"WHEN {length} THEN "
-                + " || ',' || ".join(element(f"({column} -> {n})") for n in range(length))
-                for length in range(1, SHORT_LIST + 1)
-            )
-            items = f"CASE jsonb_array_length({column}) WHEN 0 THEN '' {short} ELSE {every} END"
-            kind, array = f"jsonb_typeof({column})", "'array'"
+            kind, array, length = f"jsonb_typeof({column})", "'array'", "jsonb_array_length"
         else:
-            items = (
+            every = (
                 f"(SELECT group_concat({element('listed')}, ',') FROM json_each({column}) listed)"
             )
-            kind, array = f"json_type({column})", "'array'"
+            kind, array, length = f"json_type({column})", "'array'", "json_array_length"
+        items = every
+        if nth is not None:
+            short = " ".join(
+                f"WHEN {count} THEN " + " || ',' || ".join(nth(n) for n in range(count))
+                for count in range(1, SHORT_LIST + 1)
+            )
+            items = f"CASE {length}({column}) WHEN 0 THEN '' {short} ELSE {every} END"
         listed = f"'[' || coalesce({items}, '') || ']'"
         if self.postgres:
             return f"CASE {kind} WHEN {array} THEN {listed} ELSE chr(1) END"
@@ -184,23 +185,35 @@ class _Sql:
 
     def localized_list(self, column: str) -> str:
         if self.postgres:
-            return self.each(column, self.localized)
-        return self.each(column, lambda item: self.localized(column, f"{item}.fullkey"))
+            return self.each(column, self.localized, lambda n: self.localized(f"({column} -> {n})"))
+        return self.each(
+            column,
+            lambda item: self.localized(column, f"{item}.fullkey"),
+            lambda n: self.localized(column, f"'$[{n}]'"),
+        )
 
     def text_list(self, column: str) -> str:
         if self.postgres:
-            return self.each(
-                column,
-                lambda item: (
+
+            def text(item: str) -> str:
+                return (
                     f"CASE jsonb_typeof({item}) WHEN 'string' "
                     f"THEN to_json({item} #>> '{{}}')::text ELSE chr(1) END"
-                ),
-            )
+                )
+
+            return self.each(column, text, lambda n: text(f"({column} -> {n})"))
+
+        def nth(n: int) -> str:
+            path = f"'$[{n}]'"
+            return f"""CASE json_type({column}, {path}) WHEN 'text'
+                THEN json_quote(json_extract({column}, {path})) ELSE char(1) END"""
+
         return self.each(
             column,
             lambda item: (
                 f"CASE {item}.type WHEN 'text' THEN json_quote({item}.value) ELSE char(1) END"
             ),
+            nth,
         )
 
     def utf8(self, text: str) -> str:
