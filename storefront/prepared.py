@@ -6,7 +6,11 @@ analyzed and planned on each run. For the few long statements every store reques
 running them on a page of 30 products. Through `cursor`, their fixed text is prepared on
 its first run on a connection (psycopg's `prepare=True`; the parameters travel apart)
 and PostgreSQL settles on one generic plan. A closed connection takes its prepared
-statements with it; the next one prepares them again.
+statements with it; the next one prepares them again. psycopg also forgets them after a
+ROLLBACK, DROP or ALTER on the connection (deallocated, prepared again on their next
+run), so a rolled-back transaction or a migration never meets a stale statement.
+Prepared statements need the session: they assume direct connections, as configured,
+not a transaction-pooling proxy.
 
 The cursor is Django's wrapper: its statements are logged, counted and seen by
 `execute_wrappers` as any other. SQLite gets Django's own cursor.

@@ -31,7 +31,7 @@ MARK = b"\x01"
 SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
 # Language codes written into the SQL as object keys and JSON paths: letters only.
 CODE = re.compile(r"[A-Za-z]{1,8}")
-# Lists written item by item up to this length on PostgreSQL (see `_Sql.each`).
+# Lists written item by item up to this length (see `_Sql.each`).
 SHORT_LIST = 3
 
 
