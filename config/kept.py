@@ -31,6 +31,7 @@ from django.db.models import Value
 from django.db.models.expressions import RawSQL
 from django.db.models.query import FlatValuesListIterable, ValuesIterable
 
+from config import prepared as prepared_statements
 from config.row_builder import converter, row_builder
 
 # Inside a LIKE pattern a marker is a plain `str`: it is known by this text, which no
@@ -88,6 +89,8 @@ class Statement:
     """A `.values()` or `.values_list()` queryset compiled: `run(values)` its rows.
     `rewrite(sql, params)` changes what runs (a count, a page)."""
 
+    prepared = False  # run as a prepared statement on PostgreSQL (config.prepared)
+
     def __init__(self, queryset, alias: str, rewrite: Callable | None = None, rows=True):
         query = queryset.query
         compiler = query.get_compiler(alias)
@@ -115,7 +118,12 @@ class Statement:
 
     def run(self, values: dict) -> list:
         params = [bind(values) for bind in self.binders]
-        with connections[self.alias].cursor() as cursor:
+        connection = connections[self.alias]
+        with (
+            prepared_statements.cursor(connection=connection)
+            if self.prepared
+            else connection.cursor() as cursor
+        ):
             cursor.execute(self.sql, params)
             fetched = cursor.fetchall()
         return fetched if self.build is None else list(map(self.build, fetched))
@@ -155,10 +163,19 @@ class Kept:
     `plain_count`: the count is `SELECT COUNT(*)` over the statement's own FROM and WHERE,
     as Django's `count()` writes it; else, and always for a statement with DISTINCT or
     GROUP BY (which the plain form would miscount), over its select of ids. Both plan
-    alike. Markers may not be named `limit` or `offset`: a page's bounds."""
+    alike. `prepared`: run as prepared statements on PostgreSQL (config.prepared), for
+    the statements every request of a service runs. Markers may not be named `limit` or
+    `offset`: a page's bounds."""
 
-    def __init__(self, build: Callable, ids_first: bool = False, plain_count: bool = True):
+    def __init__(
+        self,
+        build: Callable,
+        ids_first: bool = False,
+        plain_count: bool = True,
+        prepared: bool = False,
+    ):
         self.build = build
+        self.prepared = prepared
         self.ids_first = ids_first
         self.plain_count = plain_count
         self._statements: dict[tuple, Statement] = {}
@@ -168,6 +185,7 @@ class Kept:
         if statement is None:
             try:
                 statement = getattr(self, f"_{kind}")(alias)
+                statement.prepared = self.prepared
             except EmptyResultSet:  # a filter Django knows matches nothing (`pk__in=[]`)
                 statement = _NOTHING[kind]
             self._statements[alias, kind] = statement
@@ -328,7 +346,14 @@ class KeptInstances(Kept):
     it with markers. `answer`: the related path whose instances are answered, the model's
     own columns then left out of the query."""
 
-    def __init__(self, model, related: tuple[str, ...], narrow: Callable, answer: str = ""):
+    def __init__(
+        self,
+        model,
+        related: tuple[str, ...],
+        narrow: Callable,
+        answer: str = "",
+        prepared: bool = False,
+    ):
         self.layout = []
         self.answer = answer
         columns = []
@@ -342,7 +367,9 @@ class KeptInstances(Kept):
             parent = path.rpartition("__")[0] if "__" in path else ""
             self.layout.append((path, target, names, key, len(columns), parent, link))
             columns += [f"{path}__{name}" if path else name for name in names]
-        super().__init__(lambda: narrow(model._default_manager.values_list(*columns)))
+        super().__init__(
+            lambda: narrow(model._default_manager.values_list(*columns)), prepared=prepared
+        )
 
     def all(self, alias: str = DEFAULT_DB_ALIAS, **values) -> list:
         return [self._instance(row, alias) for row in self.rows(alias, **values)]

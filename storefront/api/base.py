@@ -6,6 +6,8 @@ scope (403), Content-Type of a body (415); then the view. Every response carries
 X-Main-Language, and every response to an identified app the X-Rate-Limit-* headers.
 """
 
+import re
+
 import orjson
 from rest_framework.exceptions import NotFound, UnsupportedMediaType
 from rest_framework.permissions import AllowAny
@@ -30,6 +32,13 @@ from storefront.api.schema import TiendanubeAutoSchema
 from storefront.api.serializers.records import context_of
 from storefront.models import Installation, Store
 
+# U+2028 and U+2029 in UTF-8.
+SEPARATOR = re.compile(b"\xe2\x80[\xa8\xa9]")
+
+
+def _escaped(found: re.Match) -> bytes:
+    return b"\\u2028" if found[0] == b"\xe2\x80\xa8" else b"\\u2029"
+
 
 class StoreRenderer(PlainJSONRenderer):
     """Also writes a body the database encoded (`product_json.Encoded`), U+2028 and
@@ -39,12 +48,12 @@ class StoreRenderer(PlainJSONRenderer):
         if isinstance(data, Encoded):
             body = data.body
             if self.get_indent(accepted_media_type, renderer_context or {}) is None:
-                # As `PlainJSONRenderer` does for orjson's output.
-                if b"\xe2" not in body:
+                # As `PlainJSONRenderer` does for orjson's output. Product text often holds
+                # that lead byte (dashes, quotes, ellipses): one regular expression pass
+                # finds both characters where two replaces scanned a 400 kB page twice.
+                if b"\xe2" not in body or SEPARATOR.search(body) is None:
                     return body
-                return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
-                    b"\xe2\x80\xa9", b"\\u2029"
-                )
+                return SEPARATOR.sub(_escaped, body)
             data = orjson.loads(body)
         return super().render(data, accepted_media_type, renderer_context)
 

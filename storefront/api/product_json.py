@@ -21,6 +21,7 @@ from functools import cache
 from django.conf import settings
 from django.db import connection
 
+from config import prepared
 from config.kept import id_list, id_subquery
 from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME
 from storefront.models import Category, Product, ProductImage, Variant
@@ -31,6 +32,8 @@ MARK = b"\x01"
 SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
 # Language codes written into the SQL as object keys and JSON paths: letters only.
 CODE = re.compile(r"[A-Za-z]{1,8}")
+# Lists written item by item up to this length (see `_Sql.each`).
+SHORT_LIST = 3
 
 
 class Encoded:
@@ -56,7 +59,7 @@ def page_body(store, ids: list[int]) -> Encoded | None:
     sql = _statements(connection.vendor, languages)
     bound = id_list(ids, connection.vendor)
     children = []
-    with connection.cursor() as cursor:
+    with prepared.cursor(binary=True) as cursor:
         cursor.execute(sql.products, [settings.EXTERNAL_URL, bound])
         heads = {pk: (head, tail) for pk, head, tail in cursor.fetchall()}
         for statement in (sql.variants, sql.images):
@@ -157,18 +160,28 @@ class _Sql:
         cut the string at (jsonb refuses it)."""
         return f"instr({document}, '\\u0000')"
 
-    def each(self, column: str, element) -> str:
+    def each(self, column: str, element, nth=None) -> str:
         """The JSON array of `element(...)` over the JSON list `column`, MARK if it is
-        not a list."""
+        not a list. `nth(n)` writes the item at position n: a short list (variant values
+        and product attributes hold one item per attribute, rarely more than three) is
+        written item by item, as running the subquery for every row cost more than the
+        rest of a variant."""
         if self.postgres:
-            items = f"""(SELECT string_agg({element("item")}, ',' ORDER BY n)
+            every = f"""(SELECT string_agg({element("item")}, ',' ORDER BY n)
                 FROM jsonb_array_elements({column}) WITH ORDINALITY AS listed(item, n))"""
-            kind, array = f"jsonb_typeof({column})", "'array'"
+            kind, array, length = f"jsonb_typeof({column})", "'array'", "jsonb_array_length"
         else:
-            items = (
+            every = (
                 f"(SELECT group_concat({element('listed')}, ',') FROM json_each({column}) listed)"
             )
-            kind, array = f"json_type({column})", "'array'"
+            kind, array, length = f"json_type({column})", "'array'", "json_array_length"
+        items = every
+        if nth is not None:
+            short = " ".join(
+                f"WHEN {count} THEN " + " || ',' || ".join(nth(n) for n in range(count))
+                for count in range(1, SHORT_LIST + 1)
+            )
+            items = f"CASE {length}({column}) WHEN 0 THEN '' {short} ELSE {every} END"
         listed = f"'[' || coalesce({items}, '') || ']'"
         if self.postgres:
             return f"CASE {kind} WHEN {array} THEN {listed} ELSE chr(1) END"
@@ -177,23 +190,35 @@ class _Sql:
 
     def localized_list(self, column: str) -> str:
         if self.postgres:
-            return self.each(column, self.localized)
-        return self.each(column, lambda item: self.localized(column, f"{item}.fullkey"))
+            return self.each(column, self.localized, lambda n: self.localized(f"({column} -> {n})"))
+        return self.each(
+            column,
+            lambda item: self.localized(column, f"{item}.fullkey"),
+            lambda n: self.localized(column, f"'$[{n}]'"),
+        )
 
     def text_list(self, column: str) -> str:
         if self.postgres:
-            return self.each(
-                column,
-                lambda item: (
+
+            def text(item: str) -> str:
+                return (
                     f"CASE jsonb_typeof({item}) WHEN 'string' "
                     f"THEN to_json({item} #>> '{{}}')::text ELSE chr(1) END"
-                ),
-            )
+                )
+
+            return self.each(column, text, lambda n: text(f"({column} -> {n})"))
+
+        def nth(n: int) -> str:
+            path = f"'$[{n}]'"
+            return f"""CASE json_type({column}, {path}) WHEN 'text'
+                THEN json_quote(json_extract({column}, {path})) ELSE char(1) END"""
+
         return self.each(
             column,
             lambda item: (
                 f"CASE {item}.type WHEN 'text' THEN json_quote({item}.value) ELSE char(1) END"
             ),
+            nth,
         )
 
     def utf8(self, text: str) -> str:

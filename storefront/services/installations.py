@@ -94,6 +94,7 @@ _BY_TOKEN = KeptInstances(
     ("installation", "installation__store", "installation__app", "installation__store__owner"),
     lambda tokens: tokens.filter(token_hash=arg("digest")),
     answer="installation",
+    prepared=True,
 )
 
 

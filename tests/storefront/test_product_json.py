@@ -94,6 +94,12 @@ def test_an_indented_page_is_drfs():
     assert StoreRenderer().render(body, "application/json", {}) == (
         b'[{"ratio":1.5,"name":"\\u2028"}]'
     )
+    separators = product_json.Encoded('["\u2028 \u2013 \u2029", "\u2026"]'.encode())
+    assert StoreRenderer().render(separators, "application/json", {}) == (
+        b'["\\u2028 \xe2\x80\x93 \\u2029", "\xe2\x80\xa6"]'
+    )
+    dashes = product_json.Encoded('["\u2013"]'.encode())
+    assert StoreRenderer().render(dashes, "application/json", {}) is dashes.body
 
 
 @pytest.mark.parametrize(
@@ -152,3 +158,35 @@ def test_a_lone_surrogate_is_left_to_python(store):
         return
     Product.objects.filter(pk=product.pk).update(**stored)
     assert product_json.page_body(store, [product.pk]) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_is_read_again_on_a_new_connection(api, store):
+    """PostgreSQL runs the page's statements and the token lookup prepared: a closed
+    connection takes them with it, and the next one prepares them again."""
+    ids = odd_catalog(store)
+    first = api.get("products")
+    assert first.content == pythons(store, sorted(ids[:2]))
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+            assert cursor.fetchone()[0] == 5  # the token lookup, the page's four
+    connection.close()
+    again = api.get("products")
+    assert again.content == first.content
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 4, 7])
+def test_lists_of_any_length_are_pythons_bytes(store, length):
+    """PostgreSQL writes short lists item by item, longer ones by a subquery."""
+    product = ProductFactory(
+        store=store,
+        attributes=[{"es": f"Atributo {n}", "pt": ODD} for n in range(length)],
+    )
+    VariantFactory(product=product, values=[{"es": ODD, "pt": str(n)} for n in range(length)])
+    ProductImageFactory(product=product, alt=[f"{ODD} {n}" for n in range(length)])
+    written = product_json.page_body(store, [product.pk])
+    assert written is not None
+    assert written.body.replace("\u2028".encode(), b"\\u2028").replace(
+        "\u2029".encode(), b"\\u2029"
+    ) == pythons(store, [product.pk])
