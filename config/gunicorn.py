@@ -33,20 +33,27 @@ def when_ready(server):
     collections never write to the pages it shares with the master and its siblings."""
     import gc
 
-    from django.conf import settings
     from django.db import connections
-    from django.urls import get_resolver
-    from django.utils.module_loading import import_string
 
-    _ = get_resolver().url_patterns  # imports every view module before the freeze
-    for warm_up in settings.PROCESS_WARM_UP:  # tables every web process would build alike
-        import_string(warm_up)()
+    load_app()
     # Nothing the workers inherit may be a live connection (none is opened at import;
     # this keeps it so).
     connections.close_all()
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+
+
+def load_app():
+    """What every web process would otherwise load on its first requests: each view
+    module, and the tables of settings.PROCESS_WARM_UP. Done again, it costs nothing."""
+    from django.conf import settings
+    from django.urls import get_resolver
+    from django.utils.module_loading import import_string
+
+    _ = get_resolver().url_patterns
+    for warm_up in settings.PROCESS_WARM_UP:
+        import_string(warm_up)()
 
 
 class RedactingLogger(glogging.Logger):
