@@ -225,7 +225,9 @@ class _Sql:
 
     def ids(self, column: str) -> str:
         if self.postgres:
-            return f"{column} IN (SELECT unnest(%s::bigint[]))"
+            # Rows are found by an index scan over the array's ids (`IN (SELECT unnest(...))`
+            # hashed the ids and, with prepared statements' generic plans, scanned the table).
+            return f"{column} = ANY(%s::bigint[])"
         return f"{column} IN (SELECT value FROM json_each(%s))"
 
     def child_ids(self, category: str) -> str:
