@@ -36,7 +36,7 @@ from codehost.api.views.common import (
 )
 from codehost.errors import NotFound
 from codehost.models import PULL_DEFAULTS, Owner, Repository
-from codehost.search import SearchOptions, kept_search, kept_total, search_plan
+from codehost.search import KEPT_WORDS, SearchOptions, kept_search, kept_total, search_plan
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
 from config.kept import KeptList, Totalled
@@ -69,7 +69,6 @@ REPO_SEARCH = QueryFilters(
 # of a few keyword words: one of many words compiles its own (kept, an anonymous caller's
 # shapes of hundreds of words each held hundreds of MiB in every web process).
 SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
-KEPT_WORDS = 8
 
 
 def repo_options(data: dict) -> repositories.RepoOptions:
