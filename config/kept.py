@@ -130,6 +130,14 @@ def read(queryset) -> list:
         return []
 
 
+class _NoRows:
+    """The statement of a queryset Django runs no query for: it gives no rows."""
+
+    def run(self, values: dict) -> list:
+        return []
+
+
+_NO_ROWS = _NoRows()
 _LIMIT, _OFFSET = arg("limit"), arg("offset")  # a page's bounds
 
 
@@ -155,7 +163,10 @@ class Kept:
     def _statement(self, alias: str, kind: str) -> Statement:
         statement = self._statements.get((alias, kind))
         if statement is None:
-            statement = getattr(self, f"_{kind}")(alias)
+            try:
+                statement = getattr(self, f"_{kind}")(alias)
+            except EmptyResultSet:  # a filter Django knows matches nothing (`pk__in=[]`)
+                statement = _NO_ROWS
             self._statements[alias, kind] = statement
         return statement
 
@@ -204,7 +215,8 @@ class Window:
         self.kept, self.alias, self.values = kept, alias, values
 
     def count(self) -> int:
-        return self.kept._statement(self.alias, "count").run(self.values)[0][0]
+        counted = self.kept._statement(self.alias, "count").run(self.values)
+        return counted[0][0] if counted else 0  # no row: a statement of no rows
 
     def __getitem__(self, bounds: slice) -> list:
         start = bounds.start or 0
