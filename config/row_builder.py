@@ -1,7 +1,7 @@
 """Rows built from fetched records by code written once per statement.
 
 A loop copying, converting and zipping each fetched record cost as much as fetching it;
-a statement kept per process (the registry's, the store's) writes instead one function
+a statement kept per process (config.kept) writes instead one function
 whose body is the row's display, converters applied inline.
 """
 
