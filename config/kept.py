@@ -138,17 +138,14 @@ def read(queryset) -> list:
         return []
 
 
-class _Nothing:
-    """A statement of no rows, which runs no query (as Django's queryset would not)."""
-
-    def __init__(self, rows: list):
-        self.rows = rows
+class _NoRows:
+    """The statement of a queryset Django runs no query for: it gives no rows."""
 
     def run(self, values: dict) -> list:
-        return list(self.rows)
+        return []
 
 
-_NOTHING = {"rows": _Nothing([]), "page": _Nothing([]), "count": _Nothing([(0,)])}
+_NO_ROWS = _NoRows()
 _LIMIT, _OFFSET = arg("limit"), arg("offset")  # a page's bounds
 
 
@@ -187,7 +184,7 @@ class Kept:
                 statement = getattr(self, f"_{kind}")(alias)
                 statement.prepared = self.prepared
             except EmptyResultSet:  # a filter Django knows matches nothing (`pk__in=[]`)
-                statement = _NOTHING[kind]
+                statement = _NO_ROWS
             self._statements[alias, kind] = statement
         return statement
 
@@ -236,7 +233,8 @@ class Window:
         self.kept, self.alias, self.values = kept, alias, values
 
     def count(self) -> int:
-        return self.kept._statement(self.alias, "count").run(self.values)[0][0]
+        counted = self.kept._statement(self.alias, "count").run(self.values)
+        return counted[0][0] if counted else 0  # no row: a statement of no rows
 
     def __getitem__(self, bounds: slice) -> list:
         start = bounds.start or 0

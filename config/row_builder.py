@@ -1,8 +1,8 @@
 """Rows built from fetched records by code written once per statement.
 
 A loop copying, converting and zipping each fetched record cost as much as fetching it;
-a statement kept per process (the registry's, the store's) writes instead one function
-whose body is the row's display, converters applied inline.
+a statement kept per process (config.kept) writes instead one function whose body is the
+row's display, converters applied inline.
 """
 
 from collections.abc import Callable

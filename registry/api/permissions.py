@@ -77,11 +77,11 @@ def get_project(request, name_or_id: str, action: str, names_only: bool = False)
 PROJECT_FIELDS = [field.attname for field in Project._meta.concrete_fields]
 
 
-def find_project(field: str, value) -> Project | None:
-    """The project whose `field` ("pk" or "name") is `value`, annotated `is_public`, by a
+def find_project(field: str, wanted) -> Project | None:
+    """The project whose `field` ("pk" or "name") is `wanted`, annotated `is_public`, by a
     statement kept per process (the lookup ran on every project-scoped request)."""
     statement = kept(("project_by", field), lambda: _project_by(field))
-    rows = statement.bind(project=value)[0:1]
+    rows = statement.bind(project=wanted)[0:1]
     if not rows:
         return None
     row = rows[0]

@@ -124,3 +124,11 @@ def test_shapes_kept_are_bounded(users, monkeypatch):
 def test_a_copied_marker_is_the_same_marker():
     marker = arg("name")
     assert copy.deepcopy(marker) == marker and copy.deepcopy(marker).name == "name"
+
+
+def test_a_filter_matching_nothing_gives_no_rows_without_a_query(users):
+    """Django compiles no SQL for it (EmptyResultSet): no rows, a count of 0."""
+    kept = Kept(lambda: User.objects.filter(pk__in=[], username=arg("name")).values("pk"))
+    window = kept.bind(name="alice")
+    assert (window.count(), window[0:10], list(window)) == (0, [], [])
+    assert kept.rows(name="alice") == []
