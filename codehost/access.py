@@ -282,8 +282,10 @@ def visible_repos_filter(actor: Actor, include_private: bool = True):
 
 
 def visibility_kind(actor: Actor, include_private: bool = True) -> str:
-    """Which of the visibility conditions applies to the caller (a kept list's shape)."""
-    if not actor.signed_in:
+    """Which of the visibility conditions applies to the caller (a kept list's shape). A
+    public-only token sees what an anonymous caller sees (Gitea: public repositories of
+    public owners)."""
+    if not actor.signed_in or actor.public_only:
         return "anonymous"
     if not include_private:
         return "public" if actor.is_admin else "public-or-member"

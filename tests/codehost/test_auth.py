@@ -196,6 +196,21 @@ def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
     assert [r["full_name"] for r in api.get("/repos/search").json()["data"]] == [
         "alice/closed", "alice/open",
     ]  # fmt: skip
+    # Lists too answer what an anonymous caller would see (Gitea: public repositories of
+    # public owners): the caller's own, an organization's, forks and stars.
+    assert api.post("/orgs/acme/repos", {"name": "vault", "private": True}).status_code == 201
+    assert api.post("/orgs/acme/repos", {"name": "plaza"}).status_code == 201
+    for starred in ("alice/closed", "alice/open", "acme/vault"):
+        assert api.put(f"/user/starred/{starred}").status_code == 204
+    for path, everything, public in (
+        ("/user/repos", ["alice/closed", "alice/open"], ["alice/open"]),
+        ("/orgs/acme/repos", ["acme/plaza", "acme/vault"], ["acme/plaza"]),
+        ("/user/starred", ["acme/vault", "alice/closed", "alice/open"], ["alice/open"]),
+    ):
+        assert sorted(r["full_name"] for r in api.get(path).json()) == everything, path
+        listed = scoped.get(path)
+        assert sorted(r["full_name"] for r in listed.json()) == public, path
+        assert listed["X-Total-Count"] == str(len(public)), path
     assert scoped.get("/orgs/acme/teams").status_code == 200
     limited = scoped.get("/orgs/inner/teams")
     assert limited.status_code == 403

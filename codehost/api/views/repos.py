@@ -120,7 +120,8 @@ class UserReposView(GiteaViewMixin, APIView):
         responses=REPOSITORY.serializer(many=True),
     )
     def get(self, request):
-        return repos_page(self, OWNER_REPOS.rows("everything", owner=self.actor.owner.pk))
+        kind = "anonymous" if self.actor.public_only else "everything"
+        return repos_page(self, OWNER_REPOS.rows(kind, owner=self.actor.owner.pk))
 
     @extend_schema(
         tags=TAGS,
