@@ -9,4 +9,7 @@ class ConfigConfig(AppConfig):
     verbose_name = "Site"
 
     def ready(self):
-        from config import signin_throttle  # noqa: F401 - counts failed sign-ins
+        from config import (
+            signin_throttle,  # noqa: F401 - counts failed sign-ins
+            sqlite_text,  # noqa: F401 - refuses NUL in text as PostgreSQL
+        )

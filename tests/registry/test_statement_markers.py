@@ -70,3 +70,15 @@ def test_a_filter_matching_nothing_is_an_empty_page(alice, alice_client, anon, q
             assert response.status_code == 200, (path, response.content)
             assert response.json() == [], path
             assert response["X-Total-Count"] == "0"
+
+
+@pytest.mark.parametrize("name", ["o\x00", "\x00"])
+def test_a_project_name_filter_holding_nul_is_bad_input_on_both_databases(
+    alice, alice_client, name
+):
+    """PostgreSQL cannot compare text holding NUL; SQLite refuses it alike
+    (config.sqlite_text) instead of reading the NUL as the pattern's end."""
+    ProjectFactory(name="open", owner=alice, public=True)
+    response = alice_client.get("/api/v2.0/projects", {"name": name})
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"][0]["code"] == "BAD_REQUEST"
