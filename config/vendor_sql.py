@@ -1,6 +1,7 @@
 """Migration operations that apply on one database only. They change no model state: the
 indexes they make speed up keyword search (`LIKE '%q%'`) and are invisible to the ORM.
-And `Unindexed`, a column SQLite must not look up through an index.
+`count_triggers`: per-parent row counts kept by triggers on both databases. And
+`Unindexed`, a column SQLite must not look up through an index.
 
 PostgreSQL answers a keyword through trigram GIN indexes. SQLite has no such index: the
 code hosting's search scans a narrow covering index instead of the table's wide rows, and
@@ -60,6 +61,62 @@ def sqlite_trigram_table(table: str, fts: str, columns: list[str]) -> SQLiteOnly
             f"DROP TABLE {fts}",
         ],
     )
+
+
+def count_triggers(table: str, counts: str, keys: list[str], name: str) -> list:
+    """Operations keeping `counts` (a row per value of `keys`, and its `repository_count`)
+    equal to the number of `table`'s rows of each value, by triggers on every write that
+    adds, removes or moves a row (the ORM, a cascade, raw SQL alike), then filled once.
+    `name` prefixes the triggers (and PostgreSQL's function). A table rebuilt by a later
+    schema change on SQLite loses its triggers: each app tests its counts follow writes."""
+    listed = ", ".join(keys)
+    news = ", ".join(f"new.{key}" for key in keys)
+    add_one = (
+        f"INSERT INTO {counts} ({listed}, repository_count) VALUES ({news}, 1) "
+        f"ON CONFLICT ({listed}) DO UPDATE SET repository_count = {counts}.repository_count + 1"
+    )
+    # A row whose parent is deleted with it may find the parent's count gone: no update.
+    matched = " AND ".join(f"{key} = old.{key}" for key in keys)
+    take_one = f"UPDATE {counts} SET repository_count = repository_count - 1 WHERE {matched}"
+    moved_pg = " OR ".join(f"old.{key} IS DISTINCT FROM new.{key}" for key in keys)
+    moved_sqlite = " OR ".join(f"old.{key} IS NOT new.{key}" for key in keys)
+    return [
+        PostgresOnlySQL(
+            [
+                f"CREATE FUNCTION {name}_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                f"IF TG_OP <> 'INSERT' THEN {take_one}; END IF; "
+                f"IF TG_OP <> 'DELETE' THEN {add_one}; END IF; "
+                "RETURN NULL; END $$",
+                f"CREATE TRIGGER {name}_add_remove AFTER INSERT OR DELETE ON {table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {name}_keep()",
+                f"CREATE TRIGGER {name}_move AFTER UPDATE OF {listed} ON {table} FOR EACH ROW "
+                f"WHEN ({moved_pg}) EXECUTE FUNCTION {name}_keep()",
+            ],
+            reverse_sql=[
+                f"DROP TRIGGER {name}_move ON {table}",
+                f"DROP TRIGGER {name}_add_remove ON {table}",
+                f"DROP FUNCTION {name}_keep()",
+            ],
+        ),
+        SQLiteOnlySQL(
+            [
+                f"CREATE TRIGGER {name}_add AFTER INSERT ON {table} BEGIN {add_one}; END",
+                f"CREATE TRIGGER {name}_remove AFTER DELETE ON {table} BEGIN {take_one}; END",
+                f"CREATE TRIGGER {name}_move AFTER UPDATE OF {listed} ON {table} "
+                f"WHEN {moved_sqlite} BEGIN {take_one}; {add_one}; END",
+            ],
+            reverse_sql=[
+                f"DROP TRIGGER {name}_move",
+                f"DROP TRIGGER {name}_remove",
+                f"DROP TRIGGER {name}_add",
+            ],
+        ),
+        migrations.RunSQL(
+            f"INSERT INTO {counts} ({listed}, repository_count) "
+            f"SELECT {listed}, COUNT(*) FROM {table} GROUP BY {listed}",
+            reverse_sql=migrations.RunSQL.noop,
+        ),
+    ]
 
 
 class Unindexed(Func):

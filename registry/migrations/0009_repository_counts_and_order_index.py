@@ -1,17 +1,9 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-from config.vendor_sql import PostgresOnlySQL, SQLiteOnlySQL
+from config.vendor_sql import count_triggers
 
 TABLE = "registry_projectrepositorycount"
-ADD_ONE = (
-    f"INSERT INTO {TABLE} (project_id, repository_count) VALUES (new.project_id, 1) "
-    f"ON CONFLICT (project_id) DO UPDATE SET repository_count = {TABLE}.repository_count + 1"
-)
-# A project deleted with its repositories may lose its row first: nothing to update then.
-TAKE_ONE = (
-    f"UPDATE {TABLE} SET repository_count = repository_count - 1 WHERE project_id = old.project_id"
-)
 
 
 class Migration(migrations.Migration):
@@ -39,48 +31,7 @@ class Migration(migrations.Migration):
                 ("repository_count", models.BigIntegerField(default=0)),
             ],
         ),
-        PostgresOnlySQL(
-            [
-                "CREATE FUNCTION registry_repository_count_keep() RETURNS trigger "
-                "LANGUAGE plpgsql AS $$ BEGIN "
-                f"IF TG_OP <> 'INSERT' THEN {TAKE_ONE}; END IF; "
-                f"IF TG_OP <> 'DELETE' THEN {ADD_ONE}; END IF; "
-                "RETURN NULL; END $$",
-                "CREATE TRIGGER registry_repository_count_add_remove "
-                "AFTER INSERT OR DELETE ON registry_repository "
-                "FOR EACH ROW EXECUTE FUNCTION registry_repository_count_keep()",
-                "CREATE TRIGGER registry_repository_count_move "
-                "AFTER UPDATE OF project_id ON registry_repository FOR EACH ROW "
-                "WHEN (old.project_id IS DISTINCT FROM new.project_id) "
-                "EXECUTE FUNCTION registry_repository_count_keep()",
-            ],
-            reverse_sql=[
-                "DROP TRIGGER registry_repository_count_move ON registry_repository",
-                "DROP TRIGGER registry_repository_count_add_remove ON registry_repository",
-                "DROP FUNCTION registry_repository_count_keep()",
-            ],
-        ),
-        SQLiteOnlySQL(
-            [
-                "CREATE TRIGGER registry_repository_count_add AFTER INSERT "
-                f"ON registry_repository BEGIN {ADD_ONE}; END",
-                "CREATE TRIGGER registry_repository_count_remove AFTER DELETE "
-                f"ON registry_repository BEGIN {TAKE_ONE}; END",
-                "CREATE TRIGGER registry_repository_count_move AFTER UPDATE OF project_id "
-                "ON registry_repository WHEN old.project_id IS NOT new.project_id "
-                f"BEGIN {TAKE_ONE}; {ADD_ONE}; END",
-            ],
-            reverse_sql=[
-                "DROP TRIGGER registry_repository_count_move",
-                "DROP TRIGGER registry_repository_count_remove",
-                "DROP TRIGGER registry_repository_count_add",
-            ],
-        ),
-        migrations.RunSQL(
-            f"INSERT INTO {TABLE} (project_id, repository_count) "
-            "SELECT project_id, COUNT(*) FROM registry_repository GROUP BY project_id",
-            reverse_sql=migrations.RunSQL.noop,
-        ),
+        *count_triggers("registry_repository", TABLE, ["project_id"], "registry_repository_count"),
         # The newest-first order with each entry's project: the page of what a caller may
         # see walks this index alone and stops at the page's end.
         migrations.RemoveIndex(model_name="repository", name="registry_re_creatio_cc45aa_idx"),
