@@ -11,7 +11,7 @@ import requests
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 
-from codehost.models import Repository
+from codehost.models import OwnerRepositoryCount, Repository
 from codehost.services.accounts import create_token
 from registry.models import Project, ProjectMember
 from storefront.models import Webhook
@@ -33,16 +33,18 @@ def server(django_db_setup, django_db_blocker, tmp_path_factory):
     assert b"database is locked" not in log.read_bytes()
 
 
-def race(url: str, headers: dict, body: dict) -> list[requests.Response]:
+def race(url: str, headers: dict, body) -> list[requests.Response]:
+    """CLIENTS posts at once; `body` a dict, or a function of the client's number."""
     barrier = threading.Barrier(CLIENTS)
     answers = []
 
-    def send():
+    def send(number: int):
+        sent = body(number) if callable(body) else body
         with requests.Session() as session:
             barrier.wait()
-            answers.append(session.post(url, json=body, headers=headers, timeout=120))
+            answers.append(session.post(url, json=sent, headers=headers, timeout=120))
 
-    threads = [threading.Thread(target=send) for _ in range(CLIENTS)]
+    threads = [threading.Thread(target=send, args=(number,)) for number in range(CLIENTS)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -81,6 +83,28 @@ def test_codehost_repository(server):
     )
     assert statuses(answers) == {201: 1, 409: CLIENTS - 1}
     assert Repository.objects.filter(name="one").count() == 1
+
+
+def test_codehost_repositories_counted_under_concurrent_creates(server):
+    """The per owner counts behind the search's X-Total-Count (kept by triggers) stay
+    exact when one owner's repositories are created at once, public and private."""
+    user = User.objects.create(username="racer")
+    _, raw = create_token(user, "race", ["all"])
+    headers = {"Authorization": f"token {raw}"}
+    answers = race(
+        f"{server}/api/v1/user/repos",
+        headers,
+        lambda number: {"name": f"r{number}", "private": number % 2 == 1},
+    )
+    assert statuses(answers) == {201: CLIENTS}
+    kept = dict(
+        OwnerRepositoryCount.objects.filter(owner__user=user).values_list(
+            "private", "repository_count"
+        )
+    )
+    assert kept == {False: CLIENTS // 2, True: CLIENTS // 2}
+    listed = requests.get(f"{server}/api/v1/repos/search?limit=1", headers=headers, timeout=30)
+    assert listed.headers["X-Total-Count"] == str(CLIENTS)
 
 
 def test_storefront_webhook(server):
