@@ -14,15 +14,18 @@ unescaped: a page holding one is rendered in Python instead
 (`storefront.api.rows.render_products`).
 """
 
+import hashlib
 import re
 from collections import defaultdict
 from functools import cache
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
 
 from config import prepared
 from config.kept import id_list, id_subquery
+from storefront.api import product_texts
 from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME
 from storefront.models import Category, Product, ProductImage, Variant
 
@@ -47,7 +50,8 @@ class Encoded:
 
 def page_body(store, ids: list[int]) -> Encoded | None:
     """The JSON array of the products `ids` (in that order; one deleted meanwhile is left
-    out), in four queries; None when the page must be rendered in Python."""
+    out): their kept texts, the others written in four queries and kept
+    (`product_texts`); None when the page must be rendered in Python."""
     if not ids:
         return Encoded(b"[]")
     languages = tuple(store.languages)
@@ -56,12 +60,29 @@ def page_body(store, ids: list[int]) -> Encoded | None:
         return None
     if not all(CODE.fullmatch(code) for code in languages):
         return None
-    sql = _statements(connection.vendor, languages)
+    sql = _statements(connection.vendor, languages, settings.EXTERNAL_URL)
+    texts = product_texts.read(ids, sql.form)
+    missing = [pk for pk in ids if pk not in texts]
+    if missing:
+        written = _written(sql, missing)
+        product_texts.keep(sql.form, written)
+        texts.update((pk, text) for pk, (_, text) in written.items())
+    # One deleted since its id was read is left out.
+    parts = [texts[pk] for pk in ids if pk in texts]
+    body = b"[" + b",".join(parts) + b"]"
+    if MARK in body or (b"\xed" in body and SURROGATE.search(body)):
+        return None
+    return Encoded(body)
+
+
+def _written(sql, ids: list[int]) -> dict[int, tuple[int, bytes]]:
+    """The JSON text of the products `ids`, with the revision it was read at (read first:
+    a write committed between the four queries raises it past the text's)."""
     bound = id_list(ids, connection.vendor)
     children = []
     with prepared.cursor(binary=True) as cursor:
-        cursor.execute(sql.products, [settings.EXTERNAL_URL, bound])
-        heads = {pk: (head, tail) for pk, head, tail in cursor.fetchall()}
+        cursor.execute(sql.products, [sql.url, bound])
+        heads = {pk: (revision, head, tail) for pk, revision, head, tail in cursor.fetchall()}
         for statement in (sql.variants, sql.images):
             cursor.execute(statement, [bound])
             texts = defaultdict(list)
@@ -75,29 +96,26 @@ def page_body(store, ids: list[int]) -> Encoded | None:
     categories = defaultdict(list)
     for pk, category, _ in links:
         categories[pk].append(written[category])
-    parts = []
-    for pk in ids:
-        if pk not in heads:  # deleted since its id was read
-            continue
-        head, tail = heads[pk]
-        parts += (
-            b"," if parts else b"[",
-            head,
-            b"[",
-            b",".join(variants.get(pk, ())),
-            b"]",
-            tail,
-            b"[",
-            b",".join(images.get(pk, ())),
-            b'],"categories":[',
-            b",".join(categories.get(pk, ())),
-            b"]}",
+    return {
+        pk: (
+            revision,
+            b"".join(
+                (
+                    head,
+                    b"[",
+                    b",".join(variants.get(pk, ())),
+                    b"]",
+                    tail,
+                    b"[",
+                    b",".join(images.get(pk, ())),
+                    b'],"categories":[',
+                    b",".join(categories.get(pk, ())),
+                    b"]}",
+                )
+            ),
         )
-    parts.append(b"]" if parts else b"[]")
-    body = b"".join(parts)
-    if MARK in body or (b"\xed" in body and SURROGATE.search(body)):
-        return None
-    return Encoded(body)
+        for pk, (revision, head, tail) in heads.items()
+    }
 
 
 class _Sql:
@@ -258,8 +276,9 @@ def _places(model, column: str) -> int:
 
 
 class _Statements:
-    def __init__(self, vendor: str, languages: tuple[str, ...]):
+    def __init__(self, vendor: str, languages: tuple[str, ...], url: str):
         sql = _Sql(vendor, languages)
+        self.url = url
 
         def stamps(alias: str) -> list[tuple[str, str]]:
             return [
@@ -293,7 +312,7 @@ class _Statements:
         )
         tail = f"""',"tags":' || {sql.quote("p.tags")} || ',"images":'"""
         head = sql.utf8(head + """ || ',"variants":'""")
-        self.products = f"""SELECT p.id, {head}, {sql.utf8(tail)}
+        self.products = f"""SELECT p.id, p.revision, {head}, {sql.utf8(tail)}
             FROM "{Product._meta.db_table}" p WHERE {sql.ids("p.id")}"""
 
         money = [
@@ -363,7 +382,15 @@ class _Statements:
             FROM "{link}" link JOIN "{Category._meta.db_table}" c ON c.id = link.category_id
             WHERE {sql.ids("link.product_id")} ORDER BY link.category_id"""
 
+        # What a kept text depends on besides its product (`product_texts`): the SQL
+        # (the vendor, the languages), the external URL, and this module's code.
+        form = [self.products, self.variants, self.images, self.categories, url, _SOURCE]
+        self.form = hashlib.sha256("\0".join(form).encode()).hexdigest()
+
+
+_SOURCE = Path(__file__).read_text()
+
 
 @cache
-def _statements(vendor: str, languages: tuple[str, ...]) -> _Statements:
-    return _Statements(vendor, languages)
+def _statements(vendor: str, languages: tuple[str, ...], url: str) -> _Statements:
+    return _Statements(vendor, languages, url)

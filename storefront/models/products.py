@@ -10,6 +10,7 @@ __all__ = [
     "SKU_CONSTRAINT",
     "Product",
     "ProductImage",
+    "ProductText",
     "Variant",
     "VariantQuerySet",
     "product_url",
@@ -35,6 +36,11 @@ class Product(models.Model):
     categories = models.ManyToManyField(Category, blank=True, related_name="products")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Raised by database triggers on every write to the product, its variants, images,
+    # category links and linked categories (the ORM, the admin, raw SQL alike): a
+    # `ProductText` of an older revision is never served. Whatever a save writes here,
+    # the trigger sets the previous value plus one.
+    revision = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         indexes = [
@@ -51,6 +57,23 @@ class Product(models.Model):
     @property
     def canonical_url(self) -> str:
         return product_url(self.store_id, self.pk)
+
+
+class ProductText(models.Model):
+    """A product's JSON text as a page lists it, kept so that a page is read, not written,
+    while its products do not change (`storefront.api.product_json`). It is the text of
+    `revision` in `form` (the rendering's SQL, the store's languages, the external URL):
+    any other revision or form is written again."""
+
+    product = models.OneToOneField(
+        Product, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    revision = models.BigIntegerField()
+    form = models.CharField(max_length=64)
+    body = models.BinaryField()
+
+    def __str__(self):
+        return f"product {self.product_id} at revision {self.revision}"
 
 
 def product_url(store_id: int, product_id: int) -> str:
