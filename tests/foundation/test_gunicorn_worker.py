@@ -9,6 +9,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections import Counter
 
 import pytest
 
@@ -16,9 +17,10 @@ from tests.services.servers import free_port, wait_for_port
 from tests.services.web import GUNICORN, ROOT
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """gunicorn with the worker, 2 threads, serving tests/foundation/probe_wsgi.py."""
+@contextlib.contextmanager
+def serving(tmp_path_factory, workers: int):
+    """gunicorn with the worker, `workers` processes of 2 threads, serving
+    tests/foundation/probe_wsgi.py."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("worker") / "gunicorn.log"
     with log_path.open("wb") as log:
@@ -27,6 +29,8 @@ def server(tmp_path_factory):
                 GUNICORN,
                 "--worker-class",
                 "config.gunicorn_worker.LingeringThreadWorker",
+                "--workers",
+                str(workers),
                 "--threads",
                 "2",
                 "--bind",
@@ -44,6 +48,12 @@ def server(tmp_path_factory):
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with serving(tmp_path_factory, workers=1) as port:
+        yield port
 
 
 @contextlib.contextmanager
@@ -116,6 +126,32 @@ def test_a_lingering_thread_never_keeps_another_client_waiting(server):
         assert time.monotonic() - began < 0.45
         waiting.join()
     assert slow_answer == [b"GET /slow 0"]
+
+
+def test_kept_alive_connections_are_spread_evenly_over_the_processes(tmp_path_factory):
+    """Clients that connect and stay connected end half on each process (the first
+    process to wake took them all), whether they connect one by one or all at once."""
+    with serving(tmp_path_factory, workers=2) as port, contextlib.ExitStack() as stack:
+        with contextlib.ExitStack() as booting:  # until both processes serve
+            seen, deadline = set(), time.monotonic() + 30
+            while len(seen) < 2 and time.monotonic() < deadline:
+                sock = booting.enter_context(connection(port))
+                ask(sock, "GET", "/pid")
+                seen.add(answer(sock))
+        assert len(seen) == 2
+        time.sleep(0.5)  # the processes count those connections closed
+        held = []
+        for _ in range(8):
+            sock = stack.enter_context(connection(port))
+            ask(sock, "GET", "/pid")
+            held.append(answer(sock))
+        assert sorted(Counter(held).values()) == [4, 4]
+
+        at_once = [stack.enter_context(connection(port)) for _ in range(8)]
+        for sock in at_once:
+            ask(sock, "GET", "/pid")
+        spread = Counter(answer(sock) for sock in at_once)
+        assert len(spread) == 2 and max(spread.values()) <= 5, spread
 
 
 def test_the_master_builds_the_harbor_tables_before_it_forks(monkeypatch):
