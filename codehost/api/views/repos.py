@@ -22,6 +22,7 @@ from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     FORKS,
     OWNER_REPOS,
+    REPOS_BY_ID,
     render_repo,
     render_repos,
     render_user,
@@ -36,7 +37,14 @@ from codehost.api.views.common import (
 )
 from codehost.errors import NotFound
 from codehost.models import PULL_DEFAULTS, Owner, Repository
-from codehost.search import KEPT_WORDS, SearchOptions, kept_search, kept_total, search_plan
+from codehost.search import (
+    KEPT_WORDS,
+    SearchOptions,
+    kept_keyword_page,
+    kept_search,
+    kept_total,
+    search_plan,
+)
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
 from config.kept import KeptList, Totalled
@@ -69,6 +77,17 @@ REPO_SEARCH = QueryFilters(
 # of a few keyword words: one of many words compiles its own (kept, an anonymous caller's
 # shapes of hundreds of words each held hundreds of MiB in every web process).
 SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
+KEYWORD_PAGES = KeptList(kept_keyword_page)
+
+
+class _Read:
+    """A page already read, as the paginator slices it."""
+
+    def __init__(self, rows: list):
+        self.rows = rows
+
+    def __getitem__(self, bounds: slice) -> list:
+        return self.rows
 
 
 def repo_options(data: dict) -> repositories.RepoOptions:
@@ -97,17 +116,39 @@ class RepoSearchView(GiteaViewMixin, APIView):
     def get(self, request):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         shape, values = search_plan(self.actor, options)
-        searched = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
-        rows = searched.rows(shape, **values)
-        total = kept_total(shape)
-        if total is not None:
-            rows = Totalled(rows, total)
+        kept = len(shape.words) <= KEPT_WORDS
+        if shape.words:
+            pages = KEYWORD_PAGES if kept else KeptList(KEYWORD_PAGES.build)
+            run = lambda: self._keyword_page(pages.rows(shape, **values), shape, values)  # noqa: E731
+        else:
+            rows = SEARCH.rows(shape, **values)
+            total = kept_total(shape)
+            if total is not None:
+                rows = Totalled(rows, total)
+            run = lambda: render_repos(self.actor, self.paginate(rows))  # noqa: E731
         return search_response(
             self.paginator,
-            lambda: render_repos(self.actor, self.paginate(rows)),
+            run,
             # Gitea answers with its error text; ours names the failure, not the SQL.
             lambda exc: f"SearchRepository: {type(exc).__name__}",
         )
+
+    def _keyword_page(self, pages, shape, values) -> list[dict]:
+        """A keyword search's page: its ids with the total (`kept_keyword_page`), then their
+        rows; a page past the end, which carries no total, counts the matches."""
+        size = self.paginator.get_page_size(self.request)
+        start = (self.paginator.get_page_number(self.request) - 1) * size
+        found = pages[start : start + size]
+        if found:
+            total = found[0][1]
+            by_id = {row["id"]: row for row in REPOS_BY_ID.rows(ids=[pk for pk, _ in found])}
+            # A repository deleted between the two statements is left out.
+            rows = [by_id[pk] for pk, _ in found if pk in by_id]
+        else:
+            counted = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
+            window, kept = counted.rows(shape, **values), kept_total(shape)
+            total, rows = (window if kept is None else Totalled(window, kept)).count(), []
+        return render_repos(self.actor, self.paginate(_Read(rows), total=total))
 
 
 class UserReposView(GiteaViewMixin, APIView):
