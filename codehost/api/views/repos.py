@@ -1,6 +1,9 @@
 """Repository operations: search, create, read, edit, delete, and what hangs off a repository
 (forks, topics, collaborators)."""
 
+from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
@@ -22,7 +25,6 @@ from codehost.api.serializers.users import USER
 from codehost.api.views.common import (
     FORKS,
     OWNER_REPOS,
-    REPOS_BY_ID,
     render_repo,
     render_repos,
     render_user,
@@ -47,7 +49,7 @@ from codehost.search import (
 )
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import KeptList, Totalled
+from config.kept import Kept, KeptList, Totalled, any_id, arg
 
 TAGS = ["repository"]
 
@@ -78,6 +80,21 @@ REPO_SEARCH = QueryFilters(
 # shapes of hundreds of words each held hundreds of MiB in every web process).
 SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
 KEYWORD_PAGES = KeptList(kept_keyword_page)
+
+
+def _page_rows():
+    """The rows of a page's ids. PostgreSQL: `id = ANY(array)`, an index scan of the primary
+    key (`IN (SELECT unnest(..))` was planned as a hash of every repository: 0.35 -> 0.12
+    ms at 1,000); SQLite: the id list."""
+    if connection.vendor == "postgresql":
+        ids = RawSQL(
+            '"codehost_repository"."id" = ANY(%s::bigint[])', (arg("ids"),), BooleanField()
+        )
+        return repository_rows(Repository.objects.filter(ids))
+    return repository_rows(Repository.objects.filter(pk__in=any_id("ids")))
+
+
+PAGE_ROWS = Kept(_page_rows)
 
 
 class _Read:
@@ -141,7 +158,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
         found = pages[start : start + size]
         if found:
             total = found[0][1]
-            by_id = {row["id"]: row for row in REPOS_BY_ID.rows(ids=[pk for pk, _ in found])}
+            by_id = {row["id"]: row for row in PAGE_ROWS.rows(ids=[pk for pk, _ in found])}
             # A repository deleted between the two statements is left out.
             rows = [by_id[pk] for pk, _ in found if pk in by_id]
         else:
