@@ -4,7 +4,7 @@ its total come from one statement (`COUNT(*) OVER ()`): these pin that it keeps 
 
 import pytest
 
-from codehost.models import OrgMembership, Owner
+from codehost.models import OrgMembership, Owner, Repository
 from tests.codehost.factories import OrgFactory, RepositoryFactory, UserFactory, owner_of
 
 pytestmark = pytest.mark.django_db
@@ -84,3 +84,19 @@ def test_anonymous_keyword_search_query_count_is_constant(
     # The page's ids with the total (or, past the end, the count), its rows, its owners.
     with django_assert_max_num_queries(3):
         listed(as_user().get(f"/repos/search?{query}"))
+
+
+@pytest.mark.parametrize("visibility", ["anonymous", "public-or-member", "visible"])
+def test_a_page_rows_are_read_again_under_the_callers_visibility(owners, visibility):
+    """The page's rows are read by id after its ids: a repository made private (or its
+    owner hidden) in between is left out, not listed."""
+    from codehost.api.views.repos import PAGE_ROWS
+
+    public = Repository.objects.get(name="falcon-open-0")
+    hidden = Repository.objects.get(name="falcon-closed-0")  # a private org's
+    stranger = owner_of(UserFactory(username="stranger")).pk
+    me = None if visibility == "anonymous" else stranger
+    rows = PAGE_ROWS.kept(visibility).rows(ids=[public.pk, hidden.pk], me=me)
+    assert [row["id"] for row in rows] == [public.pk]
+    Repository.objects.filter(pk=public.pk).update(private=True)
+    assert PAGE_ROWS.kept(visibility).rows(ids=[public.pk, hidden.pk], me=me) == []

@@ -49,7 +49,7 @@ from codehost.search import (
 )
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import Kept, KeptList, Totalled, any_id, arg
+from config.kept import KeptList, Totalled, any_id, arg
 
 TAGS = ["repository"]
 
@@ -82,19 +82,24 @@ SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
 KEYWORD_PAGES = KeptList(kept_keyword_page)
 
 
-def _page_rows():
-    """The rows of a page's ids. PostgreSQL: `id = ANY(array)`, an index scan of the primary
-    key (`IN (SELECT unnest(..))` was planned as a hash of every repository: 0.35 -> 0.12
-    ms at 1,000); SQLite: the id list."""
+def _page_rows(visibility: str):
+    """The rows of a page's ids that the caller may still see (one made private since the
+    ids were read is left out). PostgreSQL looks the ids up by `id = ANY(array)`, an index
+    scan of the primary key (`IN (SELECT unnest(..))` was planned as a hash of every
+    repository: 0.35 -> 0.12 ms at 1,000); SQLite through the id list."""
+    repos = Repository.objects.all()
+    visible = access.visibility_condition(visibility, arg("me"))
+    if visible is not None:
+        repos = repos.filter(visible)
     if connection.vendor == "postgresql":
         ids = RawSQL(
             '"codehost_repository"."id" = ANY(%s::bigint[])', (arg("ids"),), BooleanField()
         )
-        return repository_rows(Repository.objects.filter(ids))
-    return repository_rows(Repository.objects.filter(pk__in=any_id("ids")))
+        return repository_rows(repos.filter(ids))
+    return repository_rows(repos.filter(pk__in=any_id("ids")))
 
 
-PAGE_ROWS = Kept(_page_rows)
+PAGE_ROWS = KeptList(_page_rows)
 
 
 class _Read:
@@ -158,8 +163,13 @@ class RepoSearchView(GiteaViewMixin, APIView):
         found = pages[start : start + size]
         if found:
             total = found[0][1]
-            by_id = {row["id"]: row for row in PAGE_ROWS.rows(ids=[pk for pk, _ in found])}
-            # A repository deleted between the two statements is left out.
+            by_id = {
+                row["id"]: row
+                for row in PAGE_ROWS.kept(shape.visibility).rows(
+                    ids=[pk for pk, _ in found], me=values["me"]
+                )
+            }
+            # A repository deleted or hidden between the two statements is left out.
             rows = [by_id[pk] for pk, _ in found if pk in by_id]
         else:
             counted = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
