@@ -96,7 +96,7 @@ def test_a_page_rows_are_read_again_under_the_callers_visibility(owners, visibil
     hidden = Repository.objects.get(name="falcon-closed-0")  # a private org's
     stranger = owner_of(UserFactory(username="stranger")).pk
     me = None if visibility == "anonymous" else stranger
-    rows = PAGE_ROWS.kept(visibility).rows(ids=[public.pk, hidden.pk], me=me)
+    rows = PAGE_ROWS[visibility].rows(ids=[public.pk, hidden.pk], me=me)
     assert [row["id"] for row in rows] == [public.pk]
     Repository.objects.filter(pk=public.pk).update(private=True)
-    assert PAGE_ROWS.kept(visibility).rows(ids=[public.pk, hidden.pk], me=me) == []
+    assert PAGE_ROWS[visibility].rows(ids=[public.pk, hidden.pk], me=me) == []

@@ -1,6 +1,8 @@
 """Repository operations: search, create, read, edit, delete, and what hangs off a repository
 (forks, topics, collaborators)."""
 
+from functools import partial
+
 from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
@@ -49,7 +51,7 @@ from codehost.search import (
 )
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import KeptList, Totalled, any_id, arg
+from config.kept import Kept, KeptList, Totalled, any_id, arg
 
 TAGS = ["repository"]
 
@@ -99,7 +101,11 @@ def _page_rows(visibility: str):
     return repository_rows(repos.filter(pk__in=any_id("ids")))
 
 
-PAGE_ROWS = KeptList(_page_rows)
+# Per visibility kind; prepared on PostgreSQL: one generic plan (a primary key lookup).
+PAGE_ROWS = {
+    kind: Kept(partial(_page_rows, kind), prepared=True)
+    for kind in ("anonymous", "public", "public-or-member", "everything", "visible")
+}
 
 
 class _Read:
@@ -165,7 +171,7 @@ class RepoSearchView(GiteaViewMixin, APIView):
             total = found[0][1]
             by_id = {
                 row["id"]: row
-                for row in PAGE_ROWS.kept(shape.visibility).rows(
+                for row in PAGE_ROWS[shape.visibility].rows(
                     ids=[pk for pk, _ in found], me=values["me"]
                 )
             }
