@@ -144,8 +144,8 @@ class RepoSearchView(GiteaViewMixin, APIView):
     def get(self, request):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         shape, values = search_plan(self.actor, options)
-        kept = len(shape.words) <= KEPT_WORDS
         if shape.words:
+            kept = len(shape.words) <= KEPT_WORDS
             pages = KEYWORD_PAGES if kept else KeptList(KEYWORD_PAGES.build)
             run = lambda: self._keyword_page(pages.rows(shape, **values), shape, values)  # noqa: E731
         else:
