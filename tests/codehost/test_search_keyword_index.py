@@ -120,9 +120,11 @@ def test_index_follows_creations_renames_topics_and_deletions(as_user, acme_repo
 def test_keyword_reads_the_index_not_every_repository(as_user, acme_repos):
     with CaptureQueriesContext(connection) as queries:
         assert found(as_user, "falcon") == ["FALCONRY", "ember", "falcon-service"]
-    counted, page = (q["sql"] for q in queries.captured_queries if "LIKE" in q["sql"])
+    # One pass over the matches gives the page's ids and the total (no second count).
+    # (A prepared statement, the page's rows by id, is logged without its text.)
+    (page,) = (q["sql"] for q in queries.captured_queries if "LIKE" in (q["sql"] or ""))
+    assert "OVER ()" in page
     if connection.vendor == "sqlite":
-        assert "codehost_repository_keyword_fts MATCH" in counted
         assert "codehost_repository_keyword_fts MATCH" in page
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
