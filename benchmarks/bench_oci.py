@@ -335,19 +335,29 @@ def server_pids(base: str, workers: int = 3) -> list[int]:
 
 
 def worker_pids(master_port: int) -> list[int]:
-    """gunicorn processes (master and workers) of the server listening on the port."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"gunicorn" in command and f"PORT={master_port}".encode() in environ:
-            pids.append(int(entry.name))
-    return pids
+    """gunicorn processes (master and workers) of the server listening on the port: those
+    holding its listening socket (their titles and cleared environment name no port)."""
+    inodes = {
+        fields[9]
+        for fields in (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+        if int(fields[1].rsplit(":", 1)[1], 16) == master_port and fields[3] == "0A"
+    }
+    listening = {f"socket:[{inode}]" for inode in inodes}
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and listening & open_files(entry)
+    ]
+
+
+def open_files(process: Path) -> set[str]:
+    """What the process's descriptors point to (those still open while read)."""
+    found = set()
+    with contextlib.suppress(OSError):
+        for fd in (process / "fd").iterdir():
+            with contextlib.suppress(OSError):
+                found.add(os.readlink(fd))
+    return found
 
 
 @contextlib.contextmanager

@@ -1,4 +1,5 @@
 import os
+from time import monotonic
 
 from celery import Celery, bootsteps
 from celery.beat import EmbeddedService
@@ -55,16 +56,38 @@ app.steps["worker"].add(ThreadedBeat)
 
 
 class PromptAutoscaler(Autoscaler):
-    """`--autoscale`'s scaler, whose extra children leave after 10 s without a new task.
+    """`--autoscale`'s scaler: an extra child is forked for tasks that wait, and leaves
+    after 10 s without a new task.
 
     Celery's keepalive is 30 s from the last task received, and beat sends a task every
     30 s: a child forked for a burst of tasks never left again (an idle `make run` kept
-    7 processes instead of 6, ~30 MiB PSS).
+    7 processes instead of 6, ~30 MiB PSS). And Celery grows the pool as soon as a second
+    task is reserved: beat's housekeeping tasks, sent together every minute and done in a
+    few milliseconds each, forked a child (20-30 MiB PSS) for 10-20 s of every minute.
+    Here the pool grows once tasks have been waiting for GROW_AFTER seconds (checked
+    every second; with an event loop, a check is also set for when they would have
+    waited that long).
     """
+
+    GROW_AFTER = 1.0
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("keepalive", 10.0)
         super().__init__(*args, **kwargs)
+        self._waiting_since = None
+
+    def _maybe_scale(self, req=None):
+        if min(self.qty, self.max_concurrency) > self.processes:
+            now = monotonic()
+            if self._waiting_since is None:
+                self._waiting_since = now
+                hub = getattr(self.worker, "hub", None)
+                if hub is not None:
+                    hub.call_later(self.GROW_AFTER, self.maybe_scale)
+            if now - self._waiting_since < self.GROW_AFTER:
+                return False
+        self._waiting_since = None
+        return super()._maybe_scale(req)
 
 
 app.conf.worker_autoscaler = "config.celery:PromptAutoscaler"

@@ -129,10 +129,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web, worker, beat) share the file: wait for locks, write-ahead log.
     # Connections are kept (CONN_MAX_AGE) as on PostgreSQL: opening one (its PRAGMAs, WAL
     # setup) cost more than the pull requests it served.
+    # Each kept connection (one per web thread: 16 in `make run`) has its own page cache,
+    # 2 MiB by default; 1 MiB holds the lists' pages all the same (a 100,000-repository
+    # database: the same reads per request) and keeps ~1 MiB less per connection.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 30,
         "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;"
+        ),
     }
     # Covering indexes (INCLUDE columns) speed PostgreSQL up; SQLite builds the index without
     # them, which is all it needs: no warning on every `make run`.

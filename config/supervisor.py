@@ -10,6 +10,12 @@ argv of the `gunicorn` or `celery` console script, run in the forked child as th
 would run). The children share this process's group, so one Ctrl-C (or SIGTERM to the
 group) stops them all; if one of them dies the others are stopped too, so the service never
 runs half-alive.
+
+Forked, not exec'd, every process starts with this one's command line; each names itself
+(setproctitle, in the memory of that command line): this one `config/supervisor.py [web,
+worker]`, gunicorn's `gunicorn: master|worker [config.wsgi]`, Celery's `[celeryd:
+<node>:MainProcess] -active- (<its arguments>)` and `[celeryd: <node>:ForkPoolWorker-<n>]`.
+A title is made of names and arguments only: never put a secret in a command's argv.
 """
 
 import gc
@@ -112,6 +118,10 @@ def supervise(commands: dict[str, list[str]]) -> int:
         stopping = True
 
     preload()
+    # Imported once preload has put the project, not this directory, first on sys.path.
+    from setproctitle import setproctitle
+
+    setproctitle(f"config/supervisor.py [{', '.join(commands)}]")
     for sig in STOP_SIGNALS:
         signal.signal(sig, stop)
     children = {name: Child(argv) for name, argv in commands.items()}

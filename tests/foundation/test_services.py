@@ -31,6 +31,9 @@ def test_database_is_sqlite_in_wal_mode_and_cache_files():
         assert cursor.fetchone()[0] == "wal"
         cursor.execute("PRAGMA busy_timeout")
         assert cursor.fetchone()[0] >= 5000
+        # A page cache of 1 MiB (KiB when negative) per connection, one per web thread.
+        cursor.execute("PRAGMA cache_size")
+        assert cursor.fetchone()[0] == -1024
     assert caches["default"].__class__.__name__ == "FileBasedCache"
     assert settings.CELERY_BROKER_URL == "filesystem://"
     assert not settings.REDIS_URL
