@@ -25,6 +25,7 @@ from registry.models import (
     ProjectMetadata,
     ProjectRepositoryCount,
     Repository,
+    RepositoryArtifactCount,
     Role,
     Tag,
     UserGroup,
@@ -211,13 +212,17 @@ def default_base():
     return ~Q(child) | Q(tagged)
 
 
-def artifact_count() -> Subquery:
-    """A repository's artifacts of Harbor's default set: a plain COUNT(*) subquery (0 when
-    there are none), not a grouped one under COALESCE, which cost both databases a group
-    step per repository."""
+def artifact_count() -> Coalesce:
+    """A repository's artifacts of Harbor's default set: the kept count while no reference
+    names a child in the repository (RepositoryArtifactCount), else counted (a COUNT
+    subquery, not a grouped one; both databases evaluate COALESCE's second argument only
+    when the first is NULL)."""
+    kept = RepositoryArtifactCount.objects.filter(repository=OuterRef("pk"), child_count=0)
     counts = Artifact.objects.filter(default_base(), repository=OuterRef("pk")).order_by()
-    return Subquery(
-        counts.annotate(n=Func(template="COUNT(*)", output_field=IntegerField())).values("n"),
+    counted = counts.annotate(n=Func("pk", function="COUNT", output_field=IntegerField()))
+    return Coalesce(
+        Subquery(kept.values("artifact_count")),
+        Subquery(counted.values("n")),
         output_field=IntegerField(),
     )
 
