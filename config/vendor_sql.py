@@ -63,8 +63,10 @@ def sqlite_trigram_table(table: str, fts: str, columns: list[str]) -> SQLiteOnly
     )
 
 
-def count_triggers(table: str, counts: str, keys: list[str], name: str) -> list:
-    """Operations keeping `counts` (a row per value of `keys`, and its `repository_count`)
+def count_triggers(
+    table: str, counts: str, keys: list[str], name: str, column: str = "repository_count"
+) -> list:
+    """Operations keeping `counts` (a row per value of `keys`, and its `column`)
     equal to the number of `table`'s rows of each value, by triggers on every write that
     adds, removes or moves a row (the ORM, a cascade, raw SQL alike), then filled once.
     `name` prefixes the triggers (and PostgreSQL's function). A table rebuilt by a later
@@ -72,12 +74,12 @@ def count_triggers(table: str, counts: str, keys: list[str], name: str) -> list:
     listed = ", ".join(keys)
     news = ", ".join(f"new.{key}" for key in keys)
     add_one = (
-        f"INSERT INTO {counts} ({listed}, repository_count) VALUES ({news}, 1) "
-        f"ON CONFLICT ({listed}) DO UPDATE SET repository_count = {counts}.repository_count + 1"
+        f"INSERT INTO {counts} ({listed}, {column}) VALUES ({news}, 1) "
+        f"ON CONFLICT ({listed}) DO UPDATE SET {column} = {counts}.{column} + 1"
     )
     # A row whose parent is deleted with it may find the parent's count gone: no update.
     matched = " AND ".join(f"{key} = old.{key}" for key in keys)
-    take_one = f"UPDATE {counts} SET repository_count = repository_count - 1 WHERE {matched}"
+    take_one = f"UPDATE {counts} SET {column} = {column} - 1 WHERE {matched}"
     moved_pg = " OR ".join(f"old.{key} IS DISTINCT FROM new.{key}" for key in keys)
     moved_sqlite = " OR ".join(f"old.{key} IS NOT new.{key}" for key in keys)
     return [
@@ -112,7 +114,7 @@ def count_triggers(table: str, counts: str, keys: list[str], name: str) -> list:
             ],
         ),
         migrations.RunSQL(
-            f"INSERT INTO {counts} ({listed}, repository_count) "
+            f"INSERT INTO {counts} ({listed}, {column}) "
             f"SELECT {listed}, COUNT(*) FROM {table} GROUP BY {listed}",
             reverse_sql=migrations.RunSQL.noop,
         ),

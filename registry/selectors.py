@@ -5,7 +5,7 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import Count, Exists, F, Func, IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
 from django.db.models.lookups import GreaterThan, In
@@ -25,6 +25,7 @@ from registry.models import (
     ProjectMetadata,
     ProjectRepositoryCount,
     Repository,
+    RepositoryArtifactCount,
     Role,
     Tag,
     UserGroup,
@@ -212,14 +213,18 @@ def default_base():
 
 
 def artifact_count() -> Coalesce:
-    counts = (
-        Artifact.objects.filter(default_base(), repository=OuterRef("pk"))
-        .order_by()
-        .values("repository")
-        .annotate(n=Count("pk"))
-        .values("n")
+    """A repository's artifacts of Harbor's default set: the kept count while no reference
+    names a child in the repository (RepositoryArtifactCount), else counted (a COUNT
+    subquery, not a grouped one; both databases evaluate COALESCE's second argument only
+    when the first is NULL)."""
+    kept = RepositoryArtifactCount.objects.filter(repository=OuterRef("pk"), child_count=0)
+    counts = Artifact.objects.filter(default_base(), repository=OuterRef("pk")).order_by()
+    counted = counts.annotate(n=Func("pk", function="COUNT", output_field=IntegerField()))
+    return Coalesce(
+        Subquery(kept.values("artifact_count")),
+        Subquery(counted.values("n")),
+        output_field=IntegerField(),
     )
-    return Coalesce(Subquery(counts, output_field=IntegerField()), 0)
 
 
 def repository_id(project: Project, full_name: str) -> int | None:

@@ -3,6 +3,12 @@
 import pytest
 
 from registry import configuration
+from registry.api.serializers.users import (
+    SEARCH_REPOSITORY,
+    SEARCH_REPOSITORY_COLUMNS,
+    search_repository_records,
+)
+from registry.models import ArtifactReference, Repository
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
 
 pytestmark = pytest.mark.django_db
@@ -120,6 +126,48 @@ def test_search_projects_and_repositories(anon, alice, alice_client):
     assert upper["project"] == []
     assert [r["repository_name"] for r in upper["repository"]] == ["library/nginx"]
     assert anon.get("/api/v2.0/search").status_code == 422
+
+
+def test_search_repository_counts_harbors_default_artifacts_and_leaves_zeros_out(anon, alice):
+    """An index's untagged child is not one of Harbor's default artifacts (a tagged one
+    is); a repository without any, and one never pulled, leave those keys out."""
+    project = ProjectFactory(name="counted", owner=alice, public=True)
+    index = push(project, "multi", tag="v1")
+    tagged, untagged = push(project, "multi", tag="amd64"), push(project, "multi", tag=None)
+    for child in (tagged, untagged):
+        ArtifactReference.objects.create(parent=index, child=child, child_digest=child.digest)
+    Repository.objects.filter(name="counted/multi").update(pull_count=7)
+    push(project, "plain", tag=None)
+    untagged_only = push(project, "orphans", tag=None)
+    ArtifactReference.objects.create(
+        parent=index, child=untagged_only, child_digest=untagged_only.digest
+    )
+    found = {
+        r["repository_name"]: r for r in anon.get("/api/v2.0/search?q=count").json()["repository"]
+    }
+    common = {"project_id": project.pk, "project_name": "counted", "project_public": True}
+    assert found == {
+        "counted/multi": {
+            "artifact_count": 2,
+            "pull_count": 7,
+            **common,
+            "repository_name": "counted/multi",
+        },
+        "counted/orphans": {**common, "repository_name": "counted/orphans"},
+        "counted/plain": {"artifact_count": 1, **common, "repository_name": "counted/plain"},
+    }
+
+
+@pytest.mark.parametrize("artifacts", [0, 3])
+@pytest.mark.parametrize("pulls", [0, 9])
+@pytest.mark.parametrize("public", [False, True])
+def test_search_repository_rows_are_written_as_the_record_renders_them(artifacts, pulls, public):
+    row = (4, "p/r", pulls, artifacts)
+    written = search_repository_records([row], {4: ("p", public)})
+    columns = dict(zip(SEARCH_REPOSITORY_COLUMNS, row, strict=True))
+    rendered = SEARCH_REPOSITORY.render(columns, {"projects": {4: ("p", public)}})
+    assert written == [rendered]
+    assert list(written[0]) == list(rendered)  # the same key order on the wire
 
 
 def test_statistics_for_admin_and_member(anon, alice, bob, bob_client, admin_client):

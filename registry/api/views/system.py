@@ -15,10 +15,11 @@ from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.permissions import require_login, require_sysadmin
 from registry.api.serializers.projects import project_records
 from registry.api.serializers.users import (
-    SEARCH_REPOSITORY,
+    SEARCH_REPOSITORY_COLUMNS,
     SearchSerializer,
     StatisticSerializer,
     config_items,
+    search_repository_records,
 )
 from registry.api.views.projects import project_rows
 from registry.services import configuration as configuration_service
@@ -123,25 +124,25 @@ class SearchView(HarborViewMixin, APIView):
         repositories = list(
             kept_rows(
                 "search_repositories" + ("_by_trigrams" if phrase else ""),
-                lambda: selectors.search_repositories(user, text, phrase and arg("phrase")).values(
-                    *SEARCH_REPOSITORY.columns
-                ),
+                lambda: selectors.search_repositories(
+                    user, text, phrase and arg("phrase")
+                ).values_list(*SEARCH_REPOSITORY_COLUMNS),
                 phrase=phrase,
             )
         )
-        among = sorted({row["project_id"] for row in repositories})
+        among = sorted({row[0] for row in repositories})
         names = kept_rows(
             "search_names",
             lambda: selectors.visible_project_names(user, any_id("projects")),
             phrase=phrase,
             projects=among,
         )
-        context = {"projects": {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}}
+        visible = {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}
         return mark_plain(
             Response(
                 {
                     "project": project_records(projects, user, True, owner=False, allowlist=False),
-                    "repository": [SEARCH_REPOSITORY.render(row, context) for row in repositories],
+                    "repository": search_repository_records(repositories, visible),
                 }
             )
         )

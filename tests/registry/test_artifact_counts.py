@@ -1,0 +1,154 @@
+"""A search's and a repository list's artifact_count read per repository counts kept by
+database triggers (registry.models.RepositoryArtifactCount) while no reference names a
+child in the repository: the kept counts must follow every push, reference, deletion and
+move, and the count shown must stay Harbor's default set (an index's untagged children
+left out) whoever writes."""
+
+import pytest
+from django.db import connection
+from django.db.models import Count
+from django.utils.timezone import now
+
+from registry.models import (
+    Artifact,
+    ArtifactReference,
+    Repository,
+    RepositoryArtifactCount,
+    Tag,
+)
+from registry.selectors import artifact_count, default_base
+from registry.services import artifacts as artifact_service
+from registry.services import repositories as repository_service
+from tests.registry.factories import ProjectFactory, push
+
+pytestmark = pytest.mark.django_db
+
+
+def kept() -> dict[int, tuple[int, int]]:
+    rows = RepositoryArtifactCount.objects.exclude(artifact_count=0, child_count=0)
+    return {
+        r: (a, c) for r, a, c in rows.values_list("repository", "artifact_count", "child_count")
+    }
+
+
+def real() -> dict[int, tuple[int, int]]:
+    artifacts = dict(Artifact.objects.order_by().values_list("repository").annotate(n=Count("pk")))
+    children = dict(
+        ArtifactReference.objects.filter(child__isnull=False)
+        .order_by()
+        .values_list("child__repository")
+        .annotate(n=Count("pk"))
+    )
+    return {r: (artifacts.get(r, 0), children.get(r, 0)) for r in {*artifacts, *children}}
+
+
+def shown() -> dict[str, int]:
+    """Each repository's artifact_count as the search and the lists read it."""
+    rows = Repository.objects.annotate(n=artifact_count()).values_list("name", "n")
+    return dict(rows)
+
+
+def counted() -> dict[str, int]:
+    """Harbor's default set counted artifact by artifact."""
+    return {
+        repository.name: Artifact.objects.filter(default_base(), repository=repository).count()
+        for repository in Repository.objects.all()
+    }
+
+
+def check() -> dict[str, int]:
+    assert kept() == real()
+    assert shown() == counted()
+    return shown()
+
+
+def test_counts_follow_pushes_references_deletions_and_moves(alice):
+    project = ProjectFactory(name="team", owner=alice)
+    index = push(project, "multi", tag="v1")
+    amd = push(project, "multi", tag=None, seed="amd")
+    arm = push(project, "multi", tag="arm", seed="arm")
+    push(project, "plain", tag=None)
+    assert check() == {"team/multi": 3, "team/plain": 1}
+
+    for child in (amd, arm):
+        ArtifactReference.objects.create(parent=index, child=child, child_digest=child.digest)
+    # A reference naming no child yet (its manifest not pushed) changes nothing.
+    ArtifactReference.objects.create(parent=index, child_digest="sha256:" + "0" * 64)
+    assert check() == {"team/multi": 2, "team/plain": 1}
+
+    Tag.objects.create(repository=amd.repository, artifact=amd, name="amd", push_time=now())
+    assert check()["team/multi"] == 3
+    Tag.objects.filter(artifact=amd).delete()
+    assert check()["team/multi"] == 2
+
+    # A reference pointed at another child, then at none, as raw SQL would.
+    reference = ArtifactReference.objects.get(child=arm)
+    ArtifactReference.objects.filter(pk=reference.pk).update(child=index)
+    assert check()["team/multi"] == 2  # the index itself is now a tagged child
+    ArtifactReference.objects.filter(pk=reference.pk).update(child=None)
+    assert check()["team/multi"] == 2
+
+    # An artifact moved to another repository takes the references naming it along.
+    plain = Repository.objects.get(name="team/plain")
+    Artifact.objects.filter(pk=amd.pk).update(repository=plain)
+    assert check() == {"team/multi": 2, "team/plain": 1}
+
+    # The index goes with its orphaned children, wherever they are.
+    artifact_service.delete_artifact(Artifact.objects.get(pk=index.pk))
+    check()
+    repository_service.delete_repository(Repository.objects.get(name="team/multi"))
+    assert "team/multi" not in check()
+    project.delete()
+    assert kept() == real() == {}
+    assert not RepositoryArtifactCount.objects.exists()
+
+
+def test_counts_follow_raw_sql_and_bulk_writes(alice):
+    project = ProjectFactory(name="raw", owner=alice)
+    first = push(project, "one", tag="a")
+    repository = first.repository
+    Artifact.objects.bulk_create(
+        Artifact(
+            repository=repository,
+            project=project,
+            digest=f"sha256:{n:064x}",
+            media_type="application/vnd.oci.image.config.v1+json",
+            manifest_media_type="application/vnd.oci.image.manifest.v1+json",
+            extra_attrs={},
+            push_time=now(),
+        )
+        for n in range(4)
+    )
+    children = list(Artifact.objects.filter(repository=repository).exclude(pk=first.pk))
+    with connection.cursor() as cursor:
+        for child in children[:2]:
+            cursor.execute(
+                "INSERT INTO registry_artifactreference (parent_id, child_id, child_digest) "
+                "VALUES (%s, %s, %s)",
+                [first.pk, child.pk, child.digest],
+            )
+    assert check() == {"raw/one": 3}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM registry_artifactreference WHERE child_id = %s", [children[0].pk]
+        )
+    assert check() == {"raw/one": 4}
+    Artifact.objects.filter(pk__in=[c.pk for c in children]).delete()
+    assert check() == {"raw/one": 1}
+
+
+def test_search_and_list_read_one_statement_per_page(
+    alice, alice_client, django_assert_max_num_queries
+):
+    project = ProjectFactory(name="lists", owner=alice)
+    for n in range(6):
+        index = push(project, f"r{n}", tag="v1")
+        if n % 2:
+            child = push(project, f"r{n}", tag=None, seed=f"child{n}")
+            ArtifactReference.objects.create(parent=index, child=child, child_digest=child.digest)
+    alice_client.get("/api/v2.0/search?q=lists")
+    with django_assert_max_num_queries(9):
+        found = alice_client.get("/api/v2.0/search?q=lists").json()["repository"]
+    assert [r["artifact_count"] for r in found] == [1] * 6
+    listed = alice_client.get("/api/v2.0/projects/lists/repositories").json()
+    assert {r["name"]: r["artifact_count"] for r in listed} == {f"lists/r{n}": 1 for n in range(6)}
