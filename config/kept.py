@@ -85,6 +85,16 @@ def id_subquery(vendor: str) -> str:
     return "SELECT value FROM json_each(%s)"
 
 
+def id_match(column: str, vendor: str) -> str:
+    """SQL: `column` is one of the ids bound as its one parameter (see `id_list`).
+    PostgreSQL finds each through an index (`= ANY(array)`; `IN (SELECT unnest(...))` was
+    planned as a hash of every row, and scanned the table under a prepared statement's
+    generic plan)."""
+    if vendor == "postgresql":
+        return f"{column} = ANY(%s::bigint[])"
+    return f"{column} IN ({id_subquery(vendor)})"
+
+
 class Statement:
     """A `.values()` or `.values_list()` queryset compiled: `run(values)` its rows.
     `rewrite(sql, params)` changes what runs (a count, a page)."""

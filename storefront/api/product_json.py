@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import connection
 
 from config import prepared
-from config.kept import id_list, id_subquery
+from config.kept import id_list, id_match
 from storefront.api import product_texts
 from storefront.api.rows import WIRE_TIME_POSTGRES, WIRE_TIME_STRFTIME
 from storefront.models import Category, Product, ProductImage, Variant
@@ -247,11 +247,7 @@ class _Sql:
         return f"CAST({text} AS BLOB)"
 
     def ids(self, column: str) -> str:
-        if self.postgres:
-            # Rows are found by an index scan over the array's ids (`IN (SELECT unnest(...))`
-            # hashed the ids and, with prepared statements' generic plans, scanned the table).
-            return f"{column} = ANY(%s::bigint[])"
-        return f"{column} IN ({id_subquery(self.vendor)})"
+        return id_match(column, self.vendor)
 
     def child_ids(self, category: str) -> str:
         """The JSON array of the category's children's ids, ascending."""

@@ -17,7 +17,7 @@ import logging
 from django.db import DatabaseError, connection, transaction
 
 from config import prepared
-from config.kept import id_list, id_subquery
+from config.kept import id_list, id_match
 from storefront.models import Product, ProductText
 
 logger = logging.getLogger(__name__)
@@ -25,17 +25,11 @@ _TEXTS = ProductText._meta.db_table
 _PRODUCTS = Product._meta.db_table
 
 
-def _ids(column: str) -> str:
-    if connection.vendor == "postgresql":
-        return f"{column} = ANY(%s::bigint[])"
-    return f"{column} IN ({id_subquery(connection.vendor)})"
-
-
 def read(ids: list[int], form: str) -> dict[int, bytes]:
     """The kept texts of `ids` in `form` still at their product's revision."""
     sql = f"""SELECT t.product_id, t.body FROM "{_TEXTS}" t
         JOIN "{_PRODUCTS}" p ON p.id = t.product_id AND p.revision = t.revision
-        WHERE {_ids("t.product_id")} AND t.form = %s"""
+        WHERE {id_match("t.product_id", connection.vendor)} AND t.form = %s"""
     with prepared.cursor(binary=True) as cursor:
         cursor.execute(sql, [id_list(ids, connection.vendor), form])
         return {pk: bytes(body) for pk, body in cursor.fetchall()}

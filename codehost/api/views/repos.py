@@ -51,7 +51,7 @@ from codehost.search import (
 )
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import Kept, KeptList, Totalled, any_id, arg
+from config.kept import Kept, KeptList, Totalled, any_id, arg, id_match
 
 TAGS = ["repository"]
 
@@ -95,7 +95,7 @@ def _page_rows(visibility: str):
         repos = repos.filter(visible)
     if connection.vendor == "postgresql":
         ids = RawSQL(
-            '"codehost_repository"."id" = ANY(%s::bigint[])', (arg("ids"),), BooleanField()
+            id_match('"codehost_repository"."id"', connection.vendor), (arg("ids"),), BooleanField()
         )
         return repository_rows(repos.filter(ids))
     return repository_rows(repos.filter(pk__in=any_id("ids")))
