@@ -105,3 +105,22 @@ def test_search_of_a_term_reads_the_index_not_every_repository(anon, library):
             )
             plan = " ".join(row[0] for row in cursor.fetchall())
             assert "registry_repository_name_trgm" in plan
+
+
+@pytest.mark.postgres_only("the trigram GIN index and its pending list are PostgreSQL's")
+def test_search_reads_the_index_right_after_a_burst_of_creations(library):
+    """A GIN index's default pending list holds new entries unsorted until a vacuum, and the
+    planner prices a search at scanning it: after many creations it read every name
+    instead. Written through (`fastupdate = off`), the index serves the search at once."""
+    Repository.objects.bulk_create(
+        (Repository(project=library, name=f"library/repo{n:05d}") for n in range(20_000)),
+        batch_size=5_000,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE registry_repository")
+        cursor.execute(
+            "EXPLAIN SELECT id FROM registry_repository WHERE UPPER(name::text) LIKE UPPER(%s)",
+            ["%repo042%"],
+        )
+        plan = " ".join(row[0] for row in cursor.fetchall())
+    assert "registry_repository_name_trgm" in plan, plan
