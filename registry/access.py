@@ -137,9 +137,10 @@ def membership_filter(user, prefix: str = "") -> Q:
 PUBLIC_VALUE = Q(value__iexact="true") | Q(value="1")
 
 
-def public_exists() -> Exists:
+def public_exists(project: str = "pk") -> Exists:
+    """The outer row's project (its `project` column) is public."""
     return Exists(
-        ProjectMetadata.objects.filter(PUBLIC_VALUE, project=OuterRef("pk"), name="public")
+        ProjectMetadata.objects.filter(PUBLIC_VALUE, project=OuterRef(project), name="public")
     )
 
 

@@ -4,7 +4,6 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import Count, Exists, F, Func, IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
@@ -12,7 +11,7 @@ from django.db.models.lookups import GreaterThan, In
 
 from config.kept import arg, kept, value
 from config.vendor_sql import Unindexed
-from registry import access, configuration
+from registry import access, configuration, name_search
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
@@ -133,37 +132,17 @@ def search_projects(user, term: str):
 
 def search_repositories(user, term: str, phrase: str = ""):
     """The repositories of visible projects whose name holds `term` (any case), with their
-    artifact count; `visible_project_names` gives their projects' names and public flags
-    (joining the projects here made SQLite's plan several times slower). Markers as
-    `search_projects`; `phrase`, on SQLite, the trigram table's query (`name_phrase`)."""
+    artifact count, project name and public flag. Markers as `search_projects`; `phrase`,
+    on SQLite, the trigram table's query (`name_search.candidates_query`)."""
     visible = access.visible_projects(user, marked=True).values("pk")
     repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
     if phrase:
-        repositories = repositories.filter(pk__in=RawSQL(NAME_CANDIDATES_SQL, [phrase]))
-    return repositories.annotate(artifact_count=artifact_count()).order_by("name", "pk")
-
-
-# SQLite's FTS5 trigram table of repository names (migration 0008) gives the candidates of
-# a term of 3 characters or more, a superset (its case folding is Unicode's); the LIKE
-# then decides with SQLite's own case rule. PostgreSQL's trigram index serves the LIKE.
-NAME_CANDIDATES_SQL = (
-    "SELECT rowid FROM registry_repository_name_fts WHERE registry_repository_name_fts MATCH %s"
-)
-
-
-def name_phrase(term: str) -> str:
-    """The trigram table's query for `term`: "" off SQLite or under 3 characters."""
-    if connection.vendor != "sqlite" or len(term) < 3:
-        return ""
-    return '"' + term.replace('"', '""') + '"'
-
-
-def visible_project_names(user, among):
-    """(id, name, public) of the projects the caller may see among `among` (a search's
-    results' projects, `config.kept.any_id`), not every project of the install; markers as
-    `search_projects`."""
-    projects = access.visible_projects(user, marked=True).order_by().filter(pk__in=among)
-    return projects.values("pk", "name", "is_public")
+        repositories = repositories.filter(pk__in=RawSQL(name_search.CANDIDATES_SQL, [phrase]))
+    return repositories.annotate(
+        artifact_count=artifact_count(),
+        project_name=F("project__name"),
+        project_public=access.public_exists("project_id"),
+    ).order_by("name", "pk")
 
 
 # --- statistics -----------------------------------------------------------------------------

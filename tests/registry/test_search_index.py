@@ -7,8 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from registry import name_search
 from registry.models import Repository
-from registry.selectors import NAME_CANDIDATES_SQL
+from registry.name_search import CANDIDATES_SQL
 from tests.registry.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +93,7 @@ def test_search_of_a_term_reads_the_index_not_every_repository(anon, library):
         if connection.vendor == "sqlite":
             cursor.execute(
                 f"EXPLAIN QUERY PLAN SELECT id FROM registry_repository WHERE id IN "
-                f"({NAME_CANDIDATES_SQL.replace('%s', '?')})",
+                f"({CANDIDATES_SQL.replace('%s', '?')})",
                 ['"nginx"'],
             )
             plan = " ".join(str(row) for row in cursor.fetchall())
@@ -124,3 +125,57 @@ def test_search_reads_the_index_right_after_a_burst_of_creations(library):
         )
         plan = " ".join(row[0] for row in cursor.fetchall())
     assert "registry_repository_name_trgm" in plan, plan
+
+
+@pytest.fixture
+def counted_afresh():
+    """No trigram count remembered from another test (they live per process)."""
+    name_search._counts.clear()
+    yield name_search._counts
+    name_search._counts.clear()
+
+
+@pytest.fixture
+def commons(alice):
+    project = ProjectFactory(name="p", owner=alice, public=True)
+    names = [f"p/common{n:02d}" for n in range(20)] + ["p/commonqz"]
+    Repository.objects.bulk_create(Repository(project=project, name=n) for n in names)
+    return names
+
+
+@pytest.mark.sqlite_only("the trigram table's vocabulary is SQLite's (PostgreSQL's GIN weighs)")
+def test_a_term_is_looked_up_by_its_two_rarest_trigrams(anon, commons, counted_afresh):
+    # "com", "omm", "mmo", "mon" are in all 21 names; "onq" and "nqz" in one.
+    assert name_search.candidates_query("CommonQZ") == '"nqz" AND "onq"'
+    assert found(anon, "CommonQZ") == ["p/commonqz"]
+    # A non-ASCII term keeps its whole phrase (FTS5 folds case as Unicode does).
+    assert name_search.candidates_query("commönqz") == '"commönqz"'
+    # Two trigrams or fewer: the phrase.
+    assert name_search.candidates_query('e"d') == '"e""d"'
+
+
+@pytest.mark.sqlite_only("the trigram table's vocabulary is SQLite's")
+def test_stale_trigram_counts_never_lose_a_match(anon, commons, counted_afresh):
+    """Counts are remembered per process: ones from before thousands of creations, or
+    simply wrong, choose other trigrams, whose names the LIKE then decides among."""
+    forever = float("inf")
+    stale = {"com": 0, "omm": 0, "onq": 10**6, "nqz": 10**6, "mmo": 5, "mon": 5}
+    counted_afresh.update({trigram: (n, forever) for trigram, n in stale.items()})
+    assert name_search.candidates_query("commonqz") == '"com" AND "omm"'
+    assert found(anon, "commonqz") == ["p/commonqz"]
+    assert found(anon, "common") == sorted(commons)
+    assert found(anon, "monq") == ["p/commonqz"]
+
+
+@pytest.mark.sqlite_only("the trigram table's vocabulary is SQLite's")
+def test_a_long_term_weighs_a_few_trigrams_in_one_query(anon, commons, counted_afresh):
+    term = "common" * 40
+    with CaptureQueriesContext(connection) as queries:
+        assert found(anon, term) == []
+    lookups = [q["sql"] for q in queries if "registry_repository_name_vocab" in q["sql"]]
+    assert len(lookups) == 1
+    assert lookups[0].count("term =") <= name_search.TRIGRAMS_WEIGHED
+    # Remembered: the next search of it counts nothing again.
+    with CaptureQueriesContext(connection) as queries:
+        assert found(anon, term) == []
+    assert not [q for q in queries if "registry_repository_name_vocab" in q["sql"]]

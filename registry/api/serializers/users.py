@@ -84,48 +84,18 @@ class UserSysAdminFlagSerializer(serializers.Serializer):
 # --- search, statistics, configurations -----------------------------------------------------
 
 
-# Context of a search repository: `projects` {project id: (name, public)}.
+# A search's repository row; written by the database (registry.api.search_json).
 SEARCH_REPOSITORY = harbor_record(
     "SearchRepository",
     {
         "project_id": Field(_out(serializers.IntegerField)),
-        "project_name": Field(
-            _out(serializers.CharField),
-            get=lambda row, context: context["projects"][row["project_id"]][0],
-        ),
-        "project_public": Field(
-            _out(serializers.BooleanField),
-            get=lambda row, context: context["projects"][row["project_id"]][1],
-        ),
+        "project_name": Field(_out(serializers.CharField)),
+        "project_public": Field(_out(serializers.BooleanField)),
         "repository_name": Field(_out(serializers.CharField), "name"),
         "pull_count": Field(_out(serializers.IntegerField)),
         "artifact_count": Field(_out(serializers.IntegerField)),
     },
 )
-
-
-# What `search_repository_records` reads, per row, in this order.
-SEARCH_REPOSITORY_COLUMNS = ("project_id", "name", "pull_count", "artifact_count")
-
-
-def search_repository_records(rows, projects: dict[int, tuple[str, bool]]) -> list[dict]:
-    """SEARCH_REPOSITORY's wire dicts of SEARCH_REPOSITORY_COLUMNS tuples, written inline:
-    a search answers every match unpaged, and building a row dict, then rendering it key by
-    key through the record, cost more than the SQL of 1,000 matches. Keys and omitted zero
-    values as SEARCH_REPOSITORY renders them (a test holds the two alike)."""
-    records = []
-    for project_id, name, pulls, artifacts in rows:
-        project_name, public = projects[project_id]
-        record = {"artifact_count": artifacts} if artifacts else {}
-        record["project_id"] = project_id
-        record["project_name"] = project_name
-        if public:
-            record["project_public"] = True
-        if pulls:
-            record["pull_count"] = pulls
-        record["repository_name"] = name
-        records.append(record)
-    return records
 
 
 class SearchSerializer(serializers.Serializer):

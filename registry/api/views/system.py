@@ -7,19 +7,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config import health
-from config.kept import any_id, arg, kept
-from config.plain_json import mark_plain
-from registry import access, configuration, selectors
+from config.kept import arg, kept
+from config.plain_json import JSONText, mark_plain
+from registry import access, configuration, name_search, selectors
 from registry.api import schema
 from registry.api.base import HarborViewMixin, validation_failure
 from registry.api.permissions import require_login, require_sysadmin
+from registry.api.search_json import SearchRepositoryText
 from registry.api.serializers.projects import project_records
 from registry.api.serializers.users import (
-    SEARCH_REPOSITORY_COLUMNS,
     SearchSerializer,
     StatisticSerializer,
     config_items,
-    search_repository_records,
 )
 from registry.api.views.projects import project_rows
 from registry.services import configuration as configuration_service
@@ -108,8 +107,8 @@ class SearchView(HarborViewMixin, APIView):
         user = request.user
         kind, values = access.visibility(user)
         # The statements are kept per caller kind; bound: the term as `term`, the trigram
-        # table's query as `phrase` (SQLite), the results' project ids as `projects`.
-        text, phrase = arg("term"), selectors.name_phrase(term)
+        # table's query as `phrase` (SQLite).
+        text, phrase = arg("term"), name_search.candidates_query(term)
 
         def kept_rows(name: str, build, **more):
             return kept(kind and (name, kind), build).bind(**values, term=term, **more)
@@ -121,28 +120,20 @@ class SearchView(HarborViewMixin, APIView):
                 lambda: project_rows(selectors.search_projects(user, text), False),
             )
         )
-        repositories = list(
-            kept_rows(
-                "search_repositories" + ("_by_trigrams" if phrase else ""),
-                lambda: selectors.search_repositories(
-                    user, text, phrase and arg("phrase")
-                ).values_list(*SEARCH_REPOSITORY_COLUMNS),
-                phrase=phrase,
-            )
-        )
-        among = sorted({row[0] for row in repositories})
-        names = kept_rows(
-            "search_names",
-            lambda: selectors.visible_project_names(user, any_id("projects")),
+        repositories = kept_rows(
+            "search_repositories" + ("_by_trigrams" if phrase else ""),
+            lambda: (
+                selectors.search_repositories(user, text, phrase and arg("phrase"))
+                .annotate(text=SearchRepositoryText())
+                .values_list("text", flat=True)
+            ),
             phrase=phrase,
-            projects=among,
         )
-        visible = {row["pk"]: (row["name"], bool(row["is_public"])) for row in names}
         return mark_plain(
             Response(
                 {
                     "project": project_records(projects, user, True, owner=False, allowlist=False),
-                    "repository": search_repository_records(repositories, visible),
+                    "repository": JSONText("[" + ",".join(repositories) + "]"),
                 }
             )
         )
