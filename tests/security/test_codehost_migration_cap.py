@@ -101,7 +101,8 @@ def test_one_user_gets_429_beyond_their_cap(celery_worker, live_server, stalling
         waited = [future.result() for future in first if future not in refused]
         waited.append(bob.result())
     # The remote answered 404 in the end: a failed migration, and the slots are free again.
-    assert {response.status_code for response in waited} == {422}
+    answers = [(response.status_code, response.text) for response in waited]
+    assert {status for status, _ in answers} == {422}, answers
     assert in_flight() == 0
     assert not Repository.objects.exists()
 
