@@ -90,7 +90,7 @@ def test_anonymous_keyword_search_query_count_is_constant(
 def test_a_page_rows_are_read_again_under_the_callers_visibility(owners, visibility):
     """The page's rows are read by id after its ids: a repository made private (or its
     owner hidden) in between is left out, not listed."""
-    from codehost.api.views.repos import PAGE_ROWS
+    from codehost.api.views.search_rows import PAGE_ROWS
 
     public = Repository.objects.get(name="falcon-open-0")
     hidden = Repository.objects.get(name="falcon-closed-0")  # a private org's

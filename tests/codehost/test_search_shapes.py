@@ -5,7 +5,7 @@ for good (40 of ~270 words: 27 MiB on SQLite)."""
 
 import pytest
 
-from codehost.api.views.repos import SEARCH
+from codehost.api.views.search_rows import SEARCH
 from tests.codehost.factories import OrgFactory, RepositoryFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,11 +1,6 @@
 """Repository operations: search, create, read, edit, delete, and what hangs off a repository
 (forks, topics, collaborators)."""
 
-from functools import partial
-
-from django.db import connection
-from django.db.models import BooleanField
-from django.db.models.expressions import RawSQL
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.response import Response
@@ -24,6 +19,7 @@ from codehost.api.serializers.bodies import (
 )
 from codehost.api.serializers.repos import REPOSITORY, TOPIC_NAME, SearchResultsSerializer
 from codehost.api.serializers.users import USER
+from codehost.api.views import search_rows
 from codehost.api.views.common import (
     FORKS,
     OWNER_REPOS,
@@ -31,7 +27,6 @@ from codehost.api.views.common import (
     render_repos,
     render_user,
     repos_page,
-    repository_rows,
     require_public_repo,
     search_response,
     visible_org,
@@ -42,16 +37,11 @@ from codehost.api.views.common import (
 from codehost.errors import NotFound
 from codehost.models import PULL_DEFAULTS, Owner, Repository
 from codehost.search import (
-    KEPT_WORDS,
     SearchOptions,
-    kept_keyword_page,
-    kept_search,
-    kept_total,
     search_plan,
 )
 from codehost.services import mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
-from config.kept import Kept, KeptList, Totalled, any_id, arg, id_match
 
 TAGS = ["repository"]
 
@@ -75,47 +65,6 @@ REPO_SEARCH = QueryFilters(
         "priority_owner_id": Param(int, gitea_int, 0),
     }
 )
-
-
-# One kept statement per shape of the search's options (see config.kept), for searches
-# of a few keyword words: one of many words compiles its own (kept, an anonymous caller's
-# shapes of hundreds of words each held hundreds of MiB in every web process).
-SEARCH = KeptList(lambda shape: repository_rows(kept_search(shape)))
-KEYWORD_PAGES = KeptList(kept_keyword_page)
-
-
-def _page_rows(visibility: str):
-    """The rows of a page's ids that the caller may still see (one made private since the
-    ids were read is left out). PostgreSQL looks the ids up by `id = ANY(array)`, an index
-    scan of the primary key (`IN (SELECT unnest(..))` was planned as a hash of every
-    repository: 0.35 -> 0.12 ms at 1,000); SQLite through the id list."""
-    repos = Repository.objects.all()
-    visible = access.visibility_condition(visibility, arg("me"))
-    if visible is not None:
-        repos = repos.filter(visible)
-    if connection.vendor == "postgresql":
-        ids = RawSQL(
-            id_match('"codehost_repository"."id"', connection.vendor), (arg("ids"),), BooleanField()
-        )
-        return repository_rows(repos.filter(ids))
-    return repository_rows(repos.filter(pk__in=any_id("ids")))
-
-
-# Per visibility kind; prepared on PostgreSQL: one generic plan (a primary key lookup).
-PAGE_ROWS = {
-    kind: Kept(partial(_page_rows, kind), prepared=True)
-    for kind in ("anonymous", "public", "public-or-member", "everything", "visible")
-}
-
-
-class _Read:
-    """A page already read, as the paginator slices it."""
-
-    def __init__(self, rows: list):
-        self.rows = rows
-
-    def __getitem__(self, bounds: slice) -> list:
-        return self.rows
 
 
 def repo_options(data: dict) -> repositories.RepoOptions:
@@ -145,14 +94,9 @@ class RepoSearchView(GiteaViewMixin, APIView):
         options = SearchOptions(**REPO_SEARCH.parse(request.query_params))
         shape, values = search_plan(self.actor, options)
         if shape.words:
-            kept = len(shape.words) <= KEPT_WORDS
-            pages = KEYWORD_PAGES if kept else KeptList(KEYWORD_PAGES.build)
-            run = lambda: self._keyword_page(pages.rows(shape, **values), shape, values)  # noqa: E731
+            run = lambda: self._keyword_page(shape, values)  # noqa: E731
         else:
-            rows = SEARCH.rows(shape, **values)
-            total = kept_total(shape)
-            if total is not None:
-                rows = Totalled(rows, total)
+            rows = search_rows.unfiltered_rows(shape, values)
             run = lambda: render_repos(self.actor, self.paginate(rows))  # noqa: E731
         return search_response(
             self.paginator,
@@ -161,27 +105,11 @@ class RepoSearchView(GiteaViewMixin, APIView):
             lambda exc: f"SearchRepository: {type(exc).__name__}",
         )
 
-    def _keyword_page(self, pages, shape, values) -> list[dict]:
-        """A keyword search's page: its ids with the total (`kept_keyword_page`), then their
-        rows; a page past the end, which carries no total, counts the matches."""
+    def _keyword_page(self, shape, values) -> list[dict]:
         size = self.paginator.get_page_size(self.request)
         start = (self.paginator.get_page_number(self.request) - 1) * size
-        found = pages[start : start + size]
-        if found:
-            total = found[0][1]
-            by_id = {
-                row["id"]: row
-                for row in PAGE_ROWS[shape.visibility].rows(
-                    ids=[pk for pk, _ in found], me=values["me"]
-                )
-            }
-            # A repository deleted or hidden between the two statements is left out.
-            rows = [by_id[pk] for pk, _ in found if pk in by_id]
-        else:
-            counted = SEARCH if len(shape.words) <= KEPT_WORDS else KeptList(SEARCH.build)
-            window, kept = counted.rows(shape, **values), kept_total(shape)
-            total, rows = (window if kept is None else Totalled(window, kept)).count(), []
-        return render_repos(self.actor, self.paginate(_Read(rows), total=total))
+        rows, total = search_rows.keyword_page(shape, values, start, size)
+        return render_repos(self.actor, self.paginate(search_rows.ReadPage(rows), total=total))
 
 
 class UserReposView(GiteaViewMixin, APIView):
