@@ -138,10 +138,12 @@ def search_repositories(user, term: str, phrase: str = ""):
     repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
     if phrase:
         repositories = repositories.filter(pk__in=RawSQL(name_search.CANDIDATES_SQL, [phrase]))
+    # An anonymous caller sees public projects only: no flag to look up per row.
+    public = access.public_exists("project_id") if user.is_authenticated else Value(True)
     return repositories.annotate(
         artifact_count=artifact_count(),
         project_name=F("project__name"),
-        project_public=access.public_exists("project_id"),
+        project_public=public,
     ).order_by("name", "pk")
 
 
