@@ -4,6 +4,7 @@ No wire here: callers page, sort and render; a missing record is a domain NotFou
 """
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Exists, F, Func, IntegerField, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, StrIndex
@@ -134,15 +135,21 @@ def search_repositories(user, term: str, phrase: str = ""):
     """The repositories of visible projects whose name holds `term` (any case), with their
     artifact count, project name and public flag. Markers as `search_projects`; `phrase`,
     on SQLite, the trigram table's query (`name_search.candidates_query`)."""
-    visible = access.visible_projects(user, marked=True).values("pk")
-    repositories = Repository.objects.filter(name__icontains=term, project__in=visible)
+    repositories = visible_repositories(user, marked=True).filter(name__icontains=term)
     if phrase:
         repositories = repositories.filter(pk__in=RawSQL(name_search.CANDIDATES_SQL, [phrase]))
+    # PostgreSQL joins the projects by a hash; SQLite, given a join, read each project's
+    # repositories through their project index instead of scanning the names (a term
+    # under 3 characters at 100,000 repositories: 19 -> 12 ms by a lookup per row).
+    if connection.vendor == "postgresql":
+        project_name = F("project__name")
+    else:
+        project_name = Subquery(Project.objects.filter(pk=OuterRef("project_id")).values("name"))
     # An anonymous caller sees public projects only: no flag to look up per row.
     public = access.public_exists("project_id") if user.is_authenticated else Value(True)
     return repositories.annotate(
         artifact_count=artifact_count(),
-        project_name=F("project__name"),
+        project_name=project_name,
         project_public=public,
     ).order_by("name", "pk")
 
