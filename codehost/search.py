@@ -20,6 +20,7 @@ from codehost.access import (
 from codehost.errors import Invalid
 from codehost.models import Collaboration, Owner, Repository, Star, TeamRepo
 from config.kept import MAX_SHAPES, Kept, arg
+from config.vendor_sql import fts5_string
 
 MODES = {"", "source", "fork", "mirror", "collaborative"}
 # A keyword of more words than this compiles its statements for its request only: kept,
@@ -158,7 +159,7 @@ def keyword_candidates(words: list[str], topic_only: bool, include_desc: bool) -
             word, columns = word.partition("/")[2], "lower_name"
         if len(word) < 3:
             return ""
-        phrases.append(f'{columns} : "{word.replace(chr(34), chr(34) * 2)}"')
+        phrases.append(f"{columns} : {fts5_string(word)}")
     return " OR ".join(phrases)
 
 

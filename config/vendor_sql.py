@@ -33,6 +33,12 @@ class SQLiteOnlySQL(VendorSQL):
     vendor = "sqlite"
 
 
+def fts5_string(text: str) -> str:
+    """`text` as an FTS5 string: in double quotes, each quote in it doubled, so that none of
+    it is read as an operator or a column filter."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def sqlite_trigram_table(table: str, fts: str, columns: list[str]) -> SQLiteOnlySQL:
     """An FTS5 trigram table `fts` over `columns` of `table` (external content: it holds
     the index only), filled now and kept by triggers on every write to those columns.

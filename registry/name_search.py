@@ -18,6 +18,8 @@ import time
 
 from django.db import connection
 
+from config.vendor_sql import fts5_string
+
 CANDIDATES_SQL = (
     "SELECT rowid FROM registry_repository_name_fts WHERE registry_repository_name_fts MATCH %s"
 )
@@ -38,7 +40,7 @@ def candidates_query(term: str) -> str:
     if connection.vendor != "sqlite" or len(term) < 3:
         return ""
     if not term.isascii():
-        return _quoted(term)
+        return fts5_string(term)
     folded = term.lower()
     starts = range(len(folded) - 2)
     if len(starts) > TRIGRAMS_WEIGHED:
@@ -46,14 +48,10 @@ def candidates_query(term: str) -> str:
         starts = [round(n * step) for n in range(TRIGRAMS_WEIGHED)]
     trigrams = {folded[start : start + 3] for start in starts}
     if len(trigrams) <= TRIGRAMS_QUERIED:
-        return _quoted(term)
+        return fts5_string(term)
     counts = _names_holding(trigrams)
     rarest = sorted(trigrams, key=lambda trigram: (counts[trigram], trigram))
-    return " AND ".join(_quoted(trigram) for trigram in sorted(rarest[:TRIGRAMS_QUERIED]))
-
-
-def _quoted(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
+    return " AND ".join(fts5_string(trigram) for trigram in sorted(rarest[:TRIGRAMS_QUERIED]))
 
 
 def _names_holding(trigrams: set[str]) -> dict[str, int]:
