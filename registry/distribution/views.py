@@ -39,8 +39,8 @@ logger = logging.getLogger("registry.distribution")
 
 NAME_COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
 # Harbor names are `<project>/<repo...>`: at least two components.
-REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+$")
-BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+\Z")
+BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)\Z")
 API_VERSION_HEADER = ("Docker-Distribution-API-Version", "registry/2.0")
 
 

@@ -11,7 +11,9 @@ from registry.models import Project, ProjectMember, ProjectMetadata, Role
 from registry.services import robot_permissions
 from registry.services.metadata import PROXY_METADATA
 
-PROJECT_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+# \Z, not $: Harbor's (Go's) `$` is the end of the text, Python's also matches before a
+# final newline.
+PROJECT_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*\Z")
 
 
 MAX_STORAGE_LIMIT = 1024**5

@@ -26,7 +26,8 @@ from registry.models import Project, Robot
 from registry.services import robot_permissions
 from registry.services.robot_permissions import ALL, scope_of
 
-NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+# \Z: a final newline is not part of a name (Python's `$` would let it through).
+NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*\Z")
 # Harbor's secret rule: 8-128 characters with an upper case letter, a lower case letter and
 # a digit.
 SECRET_RULE = (

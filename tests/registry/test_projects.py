@@ -43,6 +43,8 @@ def test_create_with_name_in_location_and_deprecated_public(alice_client):
         ("Upper", "project name is not in lower case or contains illegal characters"),
         ("a--b", "project name is not in lower case or contains illegal characters"),
         ("-a", "project name is not in lower case or contains illegal characters"),
+        # Harbor's pattern ends at the end of the text (Go's `$`), not before a final newline.
+        ("team\n", "project name is not in lower case or contains illegal characters"),
         ("", "Project name  is illegal in length. (greater than 255 or less than 1)"),
     ],
 )

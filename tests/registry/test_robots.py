@@ -115,6 +115,7 @@ def test_the_name_prefix_follows_the_configuration(admin_client, project):
     ("change", "message"),
     [
         ({"name": "Bad+Name"}, "robot name is not in lower case or contains illegal characters"),
+        ({"name": "ci\n"}, "robot name is not in lower case or contains illegal characters"),
         ({"name": "a" * 256}, "robot name should be at most 255 characters long"),
         ({"name": "a" * 251}, "robot name should be at most 255 characters long"),
         ({"level": "global"}, "bad request error level input: global"),

@@ -504,6 +504,13 @@ def test_name_and_route_errors(reg):
     nowhere = reg.request("GET", "/v2/team/app/elsewhere")
     assert nowhere.status_code == 404
     assert nowhere.headers["Content-Type"] == "application/json"
+    # A name holding a line break matches no route's name either: still the OCI error body.
+    broken = reg.request("GET", "/v2/team/app%0A/tags/list")
+    assert broken.status_code == 404
+    assert error_code(broken) == "NOT_FOUND"
+    # Nor is a digest followed by a newline a digest (a `$` in its pattern would take it).
+    digest = reg.request("HEAD", "/v2/team/app/blobs/sha256:" + "a" * 64 + "%0A")
+    assert digest.status_code == 400
 
 
 def test_other_projects_repositories_share_nothing(reg, registry_url, owner):
