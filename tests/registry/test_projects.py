@@ -157,6 +157,19 @@ def test_a_link_header_never_carries_a_line_break(admin_client, alice):
     assert not response.has_header("X-Evil")
 
 
+def test_a_link_header_is_printable_ascii(admin_client, alice):
+    """A NUL or another control character of the caller's in the query is no header byte
+    either (gunicorn refused the response: a 500), and a non-ASCII one made Django send
+    the whole header MIME-encoded: they stay in the link percent-encoded (UTF-8)."""
+    for n in range(3):
+        ProjectFactory(name=f"dev{n:02d}", owner=alice)
+    response = admin_client.get("/api/v2.0/projects?page_size=1&x=a%00%01%1F%7F&y=%C3%A9%E2%82%AC")
+    assert response.status_code == 200
+    assert response["Link"] == (
+        '</api/v2.0/projects?page=2&page_size=1&x=a%00%01%1F%7F&y=%C3%A9%E2%82%AC>; rel="next"'
+    )
+
+
 def test_list_filters_q_sort_and_paging(admin_client, alice):
     for n in range(12):
         ProjectFactory(name=f"dev{n:02d}", owner=alice, public=n % 2 == 0)
