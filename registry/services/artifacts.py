@@ -159,6 +159,9 @@ def delete_artifact(artifact: Artifact) -> None:
     """
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
+    # Read again under the lock: a racing delete may have taken it since the caller read it.
+    if not Artifact.objects.filter(pk=artifact.pk).exists():
+        raise NotFound(f"artifact {artifact.digest} not found")
     repository = artifact.repository
     deleted, referenced = _delete_artifacts([artifact])
     remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))

@@ -3,7 +3,7 @@
 import pytest
 
 from registry import configuration
-from registry.errors import Conflict, Forbidden, QuotaExceeded
+from registry.errors import Conflict, Forbidden, NotFound, QuotaExceeded
 from registry.models import Artifact, Project, ProjectMember, Repository, Tag
 from registry.services import artifacts, projects, repositories
 from registry.services import configuration as configuration_service
@@ -61,6 +61,20 @@ def test_index_references_and_delete_removes_orphan_children(alice):
     assert not Artifact.objects.exists()
     project.refresh_from_db()
     assert project.storage_used == 0
+
+
+def test_an_artifact_deleted_meanwhile_is_not_found(alice):
+    """Two deletes of one artifact racing: the second, holding the row it read before the
+    first committed, finds it gone under the project's lock (Harbor: 404), rather than
+    answering a success of its own."""
+    project = ProjectFactory(owner=alice)
+    artifact = push(project, "app", tag="v1")
+    stale = Artifact.objects.get(pk=artifact.pk)
+    artifacts.delete_artifact(artifact)
+    with pytest.raises(NotFound):
+        artifacts.delete_artifact(stale)
+    with pytest.raises(NotFound):
+        artifacts.delete_tag(stale.repository, "v1")
 
 
 def test_delete_repository_releases_storage(alice):
