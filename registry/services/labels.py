@@ -29,7 +29,11 @@ def create_label(
         raise Conflict(f"label {name} already exists") from exc
 
 
+@transaction.atomic
 def update_label(label: Label, name: str | None, description: str | None, color: str | None):
+    # Locked first: a label deleted meanwhile is not found (a save would insert it again).
+    if not Label.objects.select_for_update().filter(pk=label.pk).exists():
+        raise NotFound(f"label {label.pk} not found")
     if name is not None:
         if not name:
             raise BadRequest("label name is required")
@@ -40,7 +44,7 @@ def update_label(label: Label, name: str | None, description: str | None, color:
         label.color = color
     try:
         with transaction.atomic():
-            label.save()
+            label.save(update_fields=["name", "description", "color", "update_time"])
     except IntegrityError as exc:
         raise Conflict(f"label {label.name} already exists") from exc
     return label

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from django.db import IntegrityError, transaction
 
 from registry import configuration
-from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
+from registry.errors import BadRequest, Conflict, Forbidden, NotFound, PreconditionFailed
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
 from registry.services import robot_permissions
 from registry.services.metadata import PROXY_METADATA
@@ -117,7 +117,12 @@ def _apply_allowlist(project: Project, allowlist: Mapping) -> None:
 def update_project(
     project: Project, metadata: Mapping[str, str] | None, cve_allowlist: Mapping | None
 ) -> Project:
-    """Harbor's PUT: metadata merged (insert or update), the allowlist replaced; nothing else."""
+    """Harbor's PUT: metadata merged (insert or update), the allowlist replaced; nothing else.
+
+    The row is locked first: a project deleted meanwhile is not found (a save would have
+    inserted it again), and only the allowlist is written (a push's usage is kept)."""
+    if not Project.objects.select_for_update().filter(pk=project.pk).exists():
+        raise NotFound(f"project {project.name} not found")
     metadata = _checked_metadata(metadata)
     if "retention_id" in metadata:
         current = project.metadata.filter(name="retention_id").values_list("value", flat=True)
@@ -134,7 +139,7 @@ def update_project(
         )
     if cve_allowlist is not None:
         _apply_allowlist(project, cve_allowlist)
-    project.save()
+    project.save(update_fields=["cve_allowlist_items", "cve_allowlist_expires_at", "update_time"])
     return project
 
 
@@ -147,7 +152,9 @@ def project_deletable(project: Project) -> tuple[bool, str]:
 @transaction.atomic
 def delete_project(project: Project) -> None:
     """Delete a project with its members, metadata and labels in one transaction."""
-    locked = Project.objects.select_for_update().get(pk=project.pk)
+    locked = Project.objects.select_for_update().filter(pk=project.pk).first()
+    if locked is None:  # a racing delete took it first
+        raise NotFound(f"project {project.name} not found")
     deletable, _ = project_deletable(locked)
     if not deletable:
         raise PreconditionFailed(

@@ -219,7 +219,13 @@ def get(robot_id: int) -> Robot:
 @transaction.atomic
 def update(robot: Robot, body: dict) -> Robot:
     """Harbor's PUT: description, disable, duration and permissions change; the name,
-    level and project may not."""
+    level and project may not.
+
+    The row is locked first and only those fields are written: a robot deleted meanwhile
+    stays deleted (a save would have inserted it again) and a secret refreshed meanwhile
+    stays refreshed (a save would have written back the one read before)."""
+    if not Robot.objects.select_for_update().filter(pk=robot.pk).exists():
+        raise NotFound(f"robot {robot.pk} not found")
     level = body.get("level") or ""
     clean = robot_permissions.normalised(level, body.get("permissions"))
     if level != robot.level or body.get("name") != full_name(robot):
@@ -237,7 +243,16 @@ def update(robot: Robot, body: dict) -> Robot:
     robot.description = body.get("description") or ""
     robot.disabled = bool(body.get("disable"))
     robot.permissions = clean
-    robot.save()
+    robot.save(
+        update_fields=[
+            "duration",
+            "expires_at",
+            "description",
+            "disabled",
+            "permissions",
+            "update_time",
+        ]
+    )
     return robot
 
 
@@ -250,7 +265,11 @@ def refresh_secret(robot: Robot, secret: str | None) -> str:
     else:
         chosen = shown = new_secret()
     robot.secret_hash = make_password(chosen)
-    robot.save(update_fields=["secret_hash", "update_time"])
+    with transaction.atomic():
+        # A robot deleted meanwhile is not found (the save would fail on the missing row).
+        if not Robot.objects.select_for_update().filter(pk=robot.pk).exists():
+            raise NotFound(f"robot {robot.pk} not found")
+        robot.save(update_fields=["secret_hash", "update_time"])
     return shown
 
 

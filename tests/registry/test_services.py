@@ -77,6 +77,41 @@ def test_an_artifact_deleted_meanwhile_is_not_found(alice):
         artifacts.delete_tag(stale.repository, "v1")
 
 
+def test_a_project_deleted_meanwhile_stays_deleted(alice):
+    """A PUT racing a DELETE, holding the project it read before the delete committed:
+    404, and the project is not inserted again (a full save did, without its members)."""
+    project = ProjectFactory(owner=alice)
+    stale = Project.objects.get(pk=project.pk)
+    projects.delete_project(project)
+    with pytest.raises(NotFound):
+        projects.update_project(stale, {"auto_scan": "true"}, {"items": []})
+    with pytest.raises(NotFound):
+        projects.delete_project(stale)
+    assert not Project.objects.exists()
+
+
+def test_a_project_update_keeps_the_usage_a_push_counted_meanwhile(alice):
+    project = ProjectFactory(owner=alice)
+    stale = Project.objects.get(pk=project.pk)
+    push(project, "app", size=700)
+    projects.update_project(stale, {"auto_scan": "true"}, {"items": [{"cve_id": "CVE-1"}]})
+    project.refresh_from_db()
+    assert project.storage_used == 700
+    assert project.cve_allowlist_items == [{"cve_id": "CVE-1"}]
+
+
+def test_a_repository_deleted_meanwhile_is_not_found(alice):
+    project = ProjectFactory(owner=alice)
+    push(project, "app")
+    repository = Repository.objects.get()
+    stale = Repository.objects.get(pk=repository.pk)
+    repositories.delete_repository(repository)
+    with pytest.raises(NotFound):
+        repositories.delete_repository(stale)
+    with pytest.raises(NotFound):
+        repositories.update_repository_description(stale, "x")
+
+
 def test_delete_repository_releases_storage(alice):
     project = ProjectFactory(owner=alice)
     push(project, "app", tag="v1", seed="a", size=300)
