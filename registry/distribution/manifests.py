@@ -198,6 +198,8 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             )
         except QuotaExceeded as exc:
             raise Denied(exc.message) from exc
+        except NotFound as exc:  # the project was deleted since the push began
+            raise NameUnknown(detail={"name": repository_name}) from exc
         ArtifactBlob.objects.bulk_create(
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,

@@ -4,6 +4,7 @@ from django.db import IntegrityError, transaction
 
 from registry.errors import BadRequest, Conflict, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Project
+from registry.services.project_lock import lock_project
 
 
 @transaction.atomic
@@ -16,6 +17,8 @@ def create_label(
         raise BadRequest(f"invalid scope: {scope}")
     if scope == Label.Scope.PROJECT and project is None:
         raise BadRequest("project_id is required for a project label")
+    if scope == Label.Scope.PROJECT:
+        lock_project(project)
     try:
         with transaction.atomic():
             return Label.objects.create(

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from django.db import IntegrityError, transaction
 
 from registry import configuration
-from registry.errors import BadRequest, Conflict, Forbidden, NotFound, PreconditionFailed
+from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
 from registry.services import robot_permissions
 from registry.services.metadata import PROXY_METADATA
+from registry.services.project_lock import lock_project
 
 # \Z, not $: Harbor's (Go's) `$` is the end of the text, Python's also matches before a
 # final newline.
@@ -121,8 +122,7 @@ def update_project(
 
     The row is locked first: a project deleted meanwhile is not found (a save would have
     inserted it again), and only the allowlist is written (a push's usage is kept)."""
-    if not Project.objects.select_for_update().filter(pk=project.pk).exists():
-        raise NotFound(f"project {project.name} not found")
+    lock_project(project)
     metadata = _checked_metadata(metadata)
     if "retention_id" in metadata:
         current = project.metadata.filter(name="retention_id").values_list("value", flat=True)
@@ -152,9 +152,7 @@ def project_deletable(project: Project) -> tuple[bool, str]:
 @transaction.atomic
 def delete_project(project: Project) -> None:
     """Delete a project with its members, metadata and labels in one transaction."""
-    locked = Project.objects.select_for_update().filter(pk=project.pk).first()
-    if locked is None:  # a racing delete took it first
-        raise NotFound(f"project {project.name} not found")
+    locked = lock_project(project)
     deletable, _ = project_deletable(locked)
     if not deletable:
         raise PreconditionFailed(

@@ -24,6 +24,7 @@ from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
 from registry.services import robot_permissions
+from registry.services.project_lock import lock_project
 from registry.services.robot_permissions import ALL, scope_of
 
 # \Z: a final newline is not part of a name (Python's `$` would let it through).
@@ -203,6 +204,8 @@ def create(
     )
     try:
         with transaction.atomic():
+            if robot.project is not None:
+                lock_project(robot.project)
             robot.save()
     except IntegrityError as exc:
         raise Conflict(f"robot account {robot.project_id or 0}:{stored} already exists") from exc

@@ -4,12 +4,25 @@ import pytest
 
 from registry import configuration
 from registry.errors import Conflict, Forbidden, NotFound, QuotaExceeded
-from registry.models import Artifact, Project, ProjectMember, Repository, Tag
-from registry.services import artifacts, projects, repositories
+from registry.models import Artifact, Project, ProjectMember, Repository, Role, Tag
+from registry.services import (
+    artifacts,
+    labels,
+    members,
+    metadata,
+    projects,
+    repositories,
+    robots,
+)
 from registry.services import configuration as configuration_service
 from tests.registry.factories import ProjectFactory, digest_of, push
 
 pytestmark = pytest.mark.django_db
+
+
+def robot_permissions(project):
+    access = [{"resource": "repository", "action": "pull"}]
+    return [{"kind": "project", "namespace": project.name, "access": access}]
 
 
 def test_push_creates_repository_artifact_tag_and_counts_storage_once(alice):
@@ -88,6 +101,26 @@ def test_a_project_deleted_meanwhile_stays_deleted(alice):
     with pytest.raises(NotFound):
         projects.delete_project(stale)
     assert not Project.objects.exists()
+
+
+def test_rows_for_a_project_deleted_meanwhile_are_not_found(alice, bob):
+    """Members, metadata, project labels, robots and pushes racing the project's delete:
+    404 (their foreign key failed at commit: a 500, or a 409 for a robot), nothing kept."""
+    project = ProjectFactory(owner=alice)
+    stale = Project.objects.get(pk=project.pk)
+    projects.delete_project(project)
+    attempts = [
+        lambda: members.add_member(stale, Role.DEVELOPER, user=bob),
+        lambda: metadata.add_metadata(stale, {"auto_scan": "true"}),
+        lambda: metadata.set_metadata(stale, "auto_scan", {"auto_scan": "true"}),
+        lambda: labels.create_label("l1", "p", stale),
+        lambda: robots.create(alice, "ci", "project", robot_permissions(stale), project=stale),
+        lambda: push(stale, "app"),
+    ]
+    for attempt in attempts:
+        with pytest.raises(NotFound):
+            attempt()
+    assert not ProjectMember.objects.exists() and not Repository.objects.exists()
 
 
 def test_a_project_update_keeps_the_usage_a_push_counted_meanwhile(alice):
