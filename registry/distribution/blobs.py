@@ -300,6 +300,13 @@ def cancel_upload(upload: Upload) -> None:
     upload.delete()
 
 
+def cancel(upload: Upload) -> None:
+    """A client's DELETE of the session: refused, as a second chunk is, while another
+    request is writing to or completing it (its staging would go from under it)."""
+    with _held(upload):
+        cancel_upload(upload)
+
+
 def upload_headers(upload: Upload) -> dict:
     return {
         "Location": f"/v2/{upload.repository_name}/blobs/uploads/{upload.id}",

@@ -247,7 +247,7 @@ class UploadView(DistributionView):
 
     def delete(self, request, name, upload_id):
         auth.require(self.caller, name, "push")
-        blobs.cancel_upload(blobs.get_upload(name, upload_id))
+        blobs.cancel(blobs.get_upload(name, upload_id))
         response = HttpResponse(status=204)
         return response
 
