@@ -220,6 +220,18 @@ def test_get_by_id_name_and_resource_name_header(alice_client, alice, admin_clie
     assert errors(missing) == [{"code": "NOT_FOUND", "message": "project nope not found"}]
 
 
+def test_a_name_is_an_id_only_as_go_parses_one(alice_client, alice):
+    """Harbor reads the segment with strconv.ParseInt: an optional sign and ASCII digits.
+    Python's int() also takes underscores, white space and other scripts' digits, so the
+    project named 1_0 was project 10 (and a DELETE of it would have deleted that one)."""
+    tenth = ProjectFactory(name="tenth", owner=alice)
+    named = ProjectFactory(name=f"{tenth.pk // 10}_{tenth.pk % 10}", owner=alice)
+    assert alice_client.get(f"/api/v2.0/projects/{named.name}").json()["name"] == named.name
+    assert alice_client.get(f"/api/v2.0/projects/+{tenth.pk}").json()["name"] == "tenth"
+    for spelled in (f"%20{tenth.pk}", "%D9%A1"):  # white space; ARABIC-INDIC DIGIT ONE
+        assert alice_client.get(f"/api/v2.0/projects/{spelled}").status_code == 403
+
+
 def test_update_merges_metadata_and_allowlist(alice_client, alice, bob_client):
     project = ProjectFactory(name="upd", owner=alice)
     response = alice_client.put(
