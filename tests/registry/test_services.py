@@ -11,6 +11,7 @@ from registry.services import (
     members,
     metadata,
     projects,
+    quota,
     repositories,
     robots,
 )
@@ -121,6 +122,8 @@ def test_rows_for_a_project_deleted_meanwhile_are_not_found(alice, bob):
         with pytest.raises(NotFound):
             attempt()
     assert not ProjectMember.objects.exists() and not Repository.objects.exists()
+    with pytest.raises(NotFound):  # an upload completing (or a mount) into it
+        quota.add_blob(stale, digest_of("layer"), 10, lambda: None)
 
 
 def test_a_project_update_keeps_the_usage_a_push_counted_meanwhile(alice):
