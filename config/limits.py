@@ -5,7 +5,18 @@ BIGINT columns: a number past these bounds is refused as bad input, never sent o
 database, where it would overflow (a 500).
 """
 
+import re
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
+
+# Go's strconv.ParseInt(s, 10, ...) syntax: an optional sign, then ASCII digits. Python's
+# int() takes more (white space, underscores, other scripts' digits).
+GO_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def go_int(raw: str) -> int | None:
+    """`raw` as a Go service reads a base-10 number, or None when Go reads none there."""
+    return int(raw) if GO_INTEGER.fullmatch(raw) else None

@@ -2,11 +2,14 @@
 a cached read shared by every process.
 
 Values live in ConfigEntry rows (only keys that were set). Reads go through the Django
-cache under a versioned key: a write bumps the version after its transaction commits, so
-every web and worker process sees the change on its next read, and a reader that loaded
-stale rows can only fill the cache slot of an old version.
+cache under a versioned key: a write replaces the version after its transaction commits,
+so every web and worker process sees the change on its next read, and a reader that
+loaded stale rows can only fill the cache slot of an old version. A version is a random
+token, never a counter: the file cache culls entries when full (and Redis may evict), and
+a counter restarted after losing its key would make older slots current again.
 """
 
+import uuid
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -226,7 +229,7 @@ def _load() -> dict:
 
 def values() -> dict:
     """Every configuration value (secrets included), typed, from the cache when fresh."""
-    version = cache.get_or_set(VERSION_KEY, 1, None)
+    version = cache.get_or_set(VERSION_KEY, _new_version, None)
     key = VALUES_KEY.format(version=version)
     current = cache.get(key)
     if current is None:
@@ -244,12 +247,13 @@ def public_values() -> dict:
     return {key: value for key, value in values().items() if not ITEMS[key].secret}
 
 
+def _new_version() -> str:
+    return uuid.uuid4().hex
+
+
 def invalidate() -> None:
-    """Make every process reload the values on its next read."""
-    try:
-        cache.incr(VERSION_KEY)
-    except ValueError:
-        cache.set(VERSION_KEY, 2, None)
+    """Make every process reload the values on its next read (a version never used before)."""
+    cache.set(VERSION_KEY, _new_version(), None)
 
 
 def validate(changes: dict, current: dict | None = None) -> dict:

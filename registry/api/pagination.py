@@ -1,4 +1,5 @@
-from urllib.parse import unquote, urlencode
+import re
+from urllib.parse import quote, unquote, urlencode
 
 from rest_framework.exceptions import APIException
 
@@ -12,6 +13,7 @@ class UnprocessableEntity(APIException):
 
 
 MAX_PAGE = 2**40
+NOT_PRINTABLE_ASCII = re.compile("[^\x20-\x7e]")
 
 
 class HarborPagination(HeaderPagination):
@@ -57,6 +59,11 @@ class HarborPagination(HeaderPagination):
         query = unquote(urlencode(sorted(params.items()), doseq=True))
         # Unescaped, a CR or LF of the caller's would break the header: Go writes a space.
         query = query.replace("\r", " ").replace("\n", " ")
+        # Other control characters are no header bytes (gunicorn refused the response),
+        # and past ASCII Django would send the whole value MIME-encoded (no client reads
+        # a link there): both stay percent-encoded (UTF-8), so following the link sends
+        # the same query.
+        query = NOT_PRINTABLE_ASCII.sub(lambda match: quote(match[0], safe=""), query)
         return f"<{self.request.path}?{query}>"
 
     def get_links(self) -> str:

@@ -19,7 +19,7 @@ import re
 
 from rest_framework.exceptions import ParseError
 
-from config.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from config.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, go_int
 from config.parsers import UnstorableJSON
 from registry.api.harbor_schema import model_name, resolve
 from registry.errors import UnprocessableEntity
@@ -88,11 +88,8 @@ def convert(raw: str, spec: dict):
         return True if word in CONVERT_BOOL_TRUE else False if word in CONVERT_BOOL_FALSE else None
     if kind == "integer":
         low, high = INT_RANGES[go_type(spec)]
-        try:
-            value = int(raw, 10)
-        except ValueError:
-            return None
-        return value if low <= value <= high else None
+        value = go_int(raw)
+        return value if value is not None and low <= value <= high else None
     if kind == "number":
         try:
             return float(raw)

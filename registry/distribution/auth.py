@@ -82,8 +82,15 @@ def grant(user, scopes: list[token.Scope]) -> list[token.Scope]:
     for scope in scopes:
         if scope.type == "repository":
             held = live_actions(user, scope.name)
-            # `*` is held by project admins only, and covers every action.
-            allowed = set(scope.actions) if "*" in held else set(scope.actions & held)
+            if "*" in scope.actions:
+                # Asked for everything (skopeo's delete does): what the caller holds, as
+                # Harbor's token service grants whatever is asked.
+                allowed = set(held)
+            elif "*" in held:
+                # `*` is held by project admins only, and covers every action.
+                allowed = set(scope.actions)
+            else:
+                allowed = set(scope.actions & held)
         elif scope.type == "registry" and scope.name == "catalog":
             allowed = set(scope.actions) if may_list_catalog(user) else set()
         else:

@@ -18,7 +18,7 @@ from registry.distribution.errors import (
     SizeInvalid,
 )
 from registry.distribution.models import Blob, RepositoryBlob, Upload
-from registry.errors import QuotaExceeded
+from registry.errors import NotFound, QuotaExceeded
 from registry.services import quota
 
 CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
@@ -144,6 +144,8 @@ def _add_to_project(
             quota.add_blob(project, digest, size, store)
     except QuotaExceeded as exc:
         raise Denied(exc.message) from exc
+    except NotFound as exc:
+        raise NameUnknown(detail={"name": repository_name}) from exc
 
 
 def mount(repository_name: str, blob: Blob) -> None:
@@ -298,6 +300,13 @@ def _store_and_link(upload: Upload, digest: str, staged) -> None:
 def cancel_upload(upload: Upload) -> None:
     storage.discard_upload_file(upload.id)
     upload.delete()
+
+
+def cancel(upload: Upload) -> None:
+    """A client's DELETE of the session: refused, as a second chunk is, while another
+    request is writing to or completing it (its staging would go from under it)."""
+    with _held(upload):
+        cancel_upload(upload)
 
 
 def upload_headers(upload: Upload) -> dict:

@@ -6,7 +6,7 @@ import re
 from registry.distribution.errors import DigestInvalid
 
 ALGORITHMS = {"sha256": 64, "sha512": 128}
-DIGEST_SHAPE = re.compile(r"^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-zA-Z0-9=_-]+)$")
+DIGEST_SHAPE = re.compile(r"^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-zA-Z0-9=_-]+)\Z")
 
 
 def looks_like_digest(reference: str) -> bool:

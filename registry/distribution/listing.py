@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 from django.http import JsonResponse
 
-from config.limits import INT64_MAX
+from config.limits import INT64_MAX, go_int
 from registry.distribution.errors import NameUnknown, PaginationNumberInvalid
 from registry.models import Repository, Tag
 
@@ -25,10 +25,9 @@ class Page:
 def _size(n: str | None) -> int:
     if n is None or n == "":
         return DEFAULT_PAGE
-    try:
-        size = int(n)
-    except ValueError as exc:
-        raise PaginationNumberInvalid("n must be an integer", detail={"n": n}) from exc
+    size = go_int(n)
+    if size is None:
+        raise PaginationNumberInvalid("n must be an integer", detail={"n": n})
     if size < 0:
         raise PaginationNumberInvalid("n must not be negative", detail={"n": n})
     if size > INT64_MAX:

@@ -30,8 +30,8 @@ from registry.distribution.manifest_documents import (
     parse_manifest,
 )
 from registry.distribution.models import ArtifactBlob, Blob, Referrer
-from registry.errors import QuotaExceeded
-from registry.models import Artifact, Project, Repository, Tag
+from registry.errors import NotFound, QuotaExceeded
+from registry.models import Artifact, Project, Repository
 from registry.services import artifacts, audit, quota
 
 
@@ -198,6 +198,8 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             )
         except QuotaExceeded as exc:
             raise Denied(exc.message) from exc
+        except NotFound as exc:  # the project was deleted since the push began
+            raise NameUnknown(detail={"name": repository_name}) from exc
         ArtifactBlob.objects.bulk_create(
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,
@@ -262,16 +264,19 @@ def delete(repository_name: str, reference: str, username: str) -> None:
         artifact = Artifact.objects.filter(repository=repository, digest=reference).first()
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
-        artifacts.delete_artifact(artifact)
+        try:
+            artifacts.delete_artifact(artifact)
+        except NotFound as exc:  # a racing delete took it first
+            raise ManifestUnknown(detail={"reference": reference}) from exc
         resource = audit.artifact_resource(repository_name, reference)
         audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
-    if (
-        not TAG_SHAPE.match(reference)
-        or not Tag.objects.filter(repository=repository, name=reference).exists()
-    ):
+    if not TAG_SHAPE.match(reference):
         raise ManifestUnknown(detail={"reference": reference})
-    artifacts.delete_tag(repository, reference)
+    try:
+        artifacts.delete_tag(repository, reference)
+    except NotFound as exc:  # never there, or a racing delete took it first
+        raise ManifestUnknown(detail={"reference": reference}) from exc
     resource = f"{repository_name}:{reference}"
     audit.record(repository.project_id, "delete", "tag", resource, username)
 

@@ -13,5 +13,6 @@ urlpatterns = [
     re_path(rf"^{NAME}/blobs/uploads/(?P<upload_id>[^/]+)$", views.UploadView.as_view()),
     re_path(rf"^{NAME}/blobs/(?P<digest>[^/]+)$", views.BlobView.as_view()),
     re_path(rf"^{NAME}/referrers/(?P<digest>[^/]+)$", views.ReferrersView.as_view()),
-    re_path(r"^.*$", views.UnknownView.as_view()),
+    # [\s\S]: a path holding a line break gets the OCI error body too, not Django's page.
+    re_path(r"^[\s\S]*$", views.UnknownView.as_view()),
 ]

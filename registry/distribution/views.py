@@ -39,8 +39,8 @@ logger = logging.getLogger("registry.distribution")
 
 NAME_COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
 # Harbor names are `<project>/<repo...>`: at least two components.
-REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+$")
-BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+\Z")
+BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)\Z")
 API_VERSION_HEADER = ("Docker-Distribution-API-Version", "registry/2.0")
 
 
@@ -247,7 +247,7 @@ class UploadView(DistributionView):
 
     def delete(self, request, name, upload_id):
         auth.require(self.caller, name, "push")
-        blobs.cancel_upload(blobs.get_upload(name, upload_id))
+        blobs.cancel(blobs.get_upload(name, upload_id))
         response = HttpResponse(status=204)
         return response
 

@@ -14,6 +14,7 @@ from registry.distribution import usage
 from registry.errors import NotFound
 from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
 from registry.services import quota
+from registry.services.project_lock import lock_project
 from registry.services.repositories import find_repository, repository_full_name
 
 ICONS = {
@@ -67,7 +68,7 @@ def record_artifact_push(
     to the project (the manifest's included, linked by the caller in the same transaction);
     the project row is locked so concurrent pushes into one project count one at a time.
     """
-    project = Project.objects.select_for_update().get(pk=project.pk)
+    project = lock_project(project)
     now = timezone.now()
     repository, _ = Repository.objects.get_or_create(
         name=repository_full_name(project, repository_name), defaults={"project": project}
@@ -159,6 +160,9 @@ def delete_artifact(artifact: Artifact) -> None:
     """
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
+    # Read again under the lock: a racing delete may have taken it since the caller read it.
+    if not Artifact.objects.filter(pk=artifact.pk).exists():
+        raise NotFound(f"artifact {artifact.digest} not found")
     repository = artifact.repository
     deleted, referenced = _delete_artifacts([artifact])
     remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))

@@ -4,6 +4,7 @@ from django.db import IntegrityError, transaction
 
 from registry.errors import BadRequest, Conflict, NotFound
 from registry.models import Artifact, ArtifactLabel, Label, Project
+from registry.services.project_lock import lock_project
 
 
 @transaction.atomic
@@ -16,6 +17,8 @@ def create_label(
         raise BadRequest(f"invalid scope: {scope}")
     if scope == Label.Scope.PROJECT and project is None:
         raise BadRequest("project_id is required for a project label")
+    if scope == Label.Scope.PROJECT:
+        lock_project(project)
     try:
         with transaction.atomic():
             return Label.objects.create(
@@ -29,7 +32,11 @@ def create_label(
         raise Conflict(f"label {name} already exists") from exc
 
 
+@transaction.atomic
 def update_label(label: Label, name: str | None, description: str | None, color: str | None):
+    # Locked first: a label deleted meanwhile is not found (a save would insert it again).
+    if not Label.objects.select_for_update().filter(pk=label.pk).exists():
+        raise NotFound(f"label {label.pk} not found")
     if name is not None:
         if not name:
             raise BadRequest("label name is required")
@@ -40,7 +47,7 @@ def update_label(label: Label, name: str | None, description: str | None, color:
         label.color = color
     try:
         with transaction.atomic():
-            label.save()
+            label.save(update_fields=["name", "description", "color", "update_time"])
     except IntegrityError as exc:
         raise Conflict(f"label {label.name} already exists") from exc
     return label

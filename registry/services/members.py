@@ -8,6 +8,7 @@ from registry.errors import BadRequest, Conflict, NotFound
 from registry.ldap import onboarding
 from registry.ldap.client import ldap_mode
 from registry.models import Project, ProjectMember, Role, UserGroup
+from registry.services.project_lock import lock_project
 
 
 def member_user(user_id: int | None, username: str | None):
@@ -59,6 +60,7 @@ def add_member(
     """Add a user or a group (exactly one) to a project; Conflict when already a member."""
     if (user is None) == (group is None):
         raise BadRequest("at least one of member_user or member_group must be provided")
+    lock_project(project)
     duplicate = ProjectMember.objects.filter(project=project)
     duplicate = duplicate.filter(user=user) if user is not None else duplicate.filter(group=group)
     if duplicate.exists():

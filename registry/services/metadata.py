@@ -6,6 +6,7 @@ from django.db import IntegrityError, transaction
 
 from registry.errors import BadRequest, Conflict
 from registry.models import Project, ProjectMetadata
+from registry.services.project_lock import lock_project
 
 BOOL_METADATA = (
     "public",
@@ -63,6 +64,7 @@ def add_metadata(project: Project, values: Mapping[str, str]) -> None:
         raise BadRequest("only allow one key/value pair")
     ((key, value),) = values.items()
     stored = normalize_metadata(key, str(value), bool(project.registry_id))
+    lock_project(project)
     try:
         with transaction.atomic():
             ProjectMetadata.objects.create(project=project, name=key, value=stored)
@@ -75,6 +77,7 @@ def set_metadata(project: Project, key: str, values: Mapping[str, str]) -> None:
     if key not in values:
         raise BadRequest(f"the metadata {key} is not found in the request body")
     stored = normalize_metadata(key, str(values[key]), bool(project.registry_id))
+    lock_project(project)
     ProjectMetadata.objects.update_or_create(project=project, name=key, defaults={"value": stored})
 
 

@@ -10,8 +10,11 @@ from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from registry.models import Project, ProjectMember, ProjectMetadata, Role
 from registry.services import robot_permissions
 from registry.services.metadata import PROXY_METADATA
+from registry.services.project_lock import lock_project
 
-PROJECT_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+# \Z, not $: Harbor's (Go's) `$` is the end of the text, Python's also matches before a
+# final newline.
+PROJECT_NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*\Z")
 
 
 MAX_STORAGE_LIMIT = 1024**5
@@ -115,7 +118,11 @@ def _apply_allowlist(project: Project, allowlist: Mapping) -> None:
 def update_project(
     project: Project, metadata: Mapping[str, str] | None, cve_allowlist: Mapping | None
 ) -> Project:
-    """Harbor's PUT: metadata merged (insert or update), the allowlist replaced; nothing else."""
+    """Harbor's PUT: metadata merged (insert or update), the allowlist replaced; nothing else.
+
+    The row is locked first: a project deleted meanwhile is not found (a save would have
+    inserted it again), and only the allowlist is written (a push's usage is kept)."""
+    lock_project(project)
     metadata = _checked_metadata(metadata)
     if "retention_id" in metadata:
         current = project.metadata.filter(name="retention_id").values_list("value", flat=True)
@@ -132,7 +139,7 @@ def update_project(
         )
     if cve_allowlist is not None:
         _apply_allowlist(project, cve_allowlist)
-    project.save()
+    project.save(update_fields=["cve_allowlist_items", "cve_allowlist_expires_at", "update_time"])
     return project
 
 
@@ -145,7 +152,7 @@ def project_deletable(project: Project) -> tuple[bool, str]:
 @transaction.atomic
 def delete_project(project: Project) -> None:
     """Delete a project with its members, metadata and labels in one transaction."""
-    locked = Project.objects.select_for_update().get(pk=project.pk)
+    locked = lock_project(project)
     deletable, _ = project_deletable(locked)
     if not deletable:
         raise PreconditionFailed(

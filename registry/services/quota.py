@@ -5,7 +5,7 @@ from django.db.models import F
 
 from registry import configuration
 from registry.distribution import usage
-from registry.errors import QuotaExceeded
+from registry.errors import NotFound, QuotaExceeded
 from registry.models import Project
 
 
@@ -48,7 +48,9 @@ def add_blob(project: Project, digest: str, size: int, store) -> None:
     # lock on SQLite (where SELECT ... FOR UPDATE does not exist), so on both backends
     # concurrent charges see each other's usage.
     Project.objects.filter(pk=project.pk).update(storage_used=F("storage_used"))
-    project = Project.objects.get(pk=project.pk)
+    project = Project.objects.filter(pk=project.pk).first()
+    if project is None:  # deleted since the caller found it (its uploads go with it)
+        raise NotFound("project not found")
     check_blob(project, digest, size)
     store()
     account(project)

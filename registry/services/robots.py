@@ -24,9 +24,11 @@ from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, NotFound
 from registry.models import Project, Robot
 from registry.services import robot_permissions
+from registry.services.project_lock import lock_project
 from registry.services.robot_permissions import ALL, scope_of
 
-NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+# \Z: a final newline is not part of a name (Python's `$` would let it through).
+NAME_RE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*\Z")
 # Harbor's secret rule: 8-128 characters with an upper case letter, a lower case letter and
 # a digit.
 SECRET_RULE = (
@@ -202,6 +204,8 @@ def create(
     )
     try:
         with transaction.atomic():
+            if robot.project is not None:
+                lock_project(robot.project)
             robot.save()
     except IntegrityError as exc:
         raise Conflict(f"robot account {robot.project_id or 0}:{stored} already exists") from exc
@@ -218,7 +222,13 @@ def get(robot_id: int) -> Robot:
 @transaction.atomic
 def update(robot: Robot, body: dict) -> Robot:
     """Harbor's PUT: description, disable, duration and permissions change; the name,
-    level and project may not."""
+    level and project may not.
+
+    The row is locked first and only those fields are written: a robot deleted meanwhile
+    stays deleted (a save would have inserted it again) and a secret refreshed meanwhile
+    stays refreshed (a save would have written back the one read before)."""
+    if not Robot.objects.select_for_update().filter(pk=robot.pk).exists():
+        raise NotFound(f"robot {robot.pk} not found")
     level = body.get("level") or ""
     clean = robot_permissions.normalised(level, body.get("permissions"))
     if level != robot.level or body.get("name") != full_name(robot):
@@ -236,7 +246,16 @@ def update(robot: Robot, body: dict) -> Robot:
     robot.description = body.get("description") or ""
     robot.disabled = bool(body.get("disable"))
     robot.permissions = clean
-    robot.save()
+    robot.save(
+        update_fields=[
+            "duration",
+            "expires_at",
+            "description",
+            "disabled",
+            "permissions",
+            "update_time",
+        ]
+    )
     return robot
 
 
@@ -249,7 +268,11 @@ def refresh_secret(robot: Robot, secret: str | None) -> str:
     else:
         chosen = shown = new_secret()
     robot.secret_hash = make_password(chosen)
-    robot.save(update_fields=["secret_hash", "update_time"])
+    with transaction.atomic():
+        # A robot deleted meanwhile is not found (the save would fail on the missing row).
+        if not Robot.objects.select_for_update().filter(pk=robot.pk).exists():
+            raise NotFound(f"robot {robot.pk} not found")
+        robot.save(update_fields=["secret_hash", "update_time"])
     return shown
 
 

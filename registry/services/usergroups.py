@@ -42,8 +42,12 @@ def _create_user_group(group_name: str, group_type: int, ldap_group_dn: str) -> 
         raise Conflict(message) from exc
 
 
+@transaction.atomic
 def rename_user_group(group: UserGroup, group_name: str) -> None:
     if not group_name:
         raise BadRequest("group_name is required")
+    # Locked first: a group deleted meanwhile is not found (the save failed: a 500).
+    if not UserGroup.objects.select_for_update().filter(pk=group.pk).exists():
+        raise NotFound(f"the user group with id {group.pk} is not found")
     group.group_name = group_name
     group.save(update_fields=["group_name", "update_time"])

@@ -265,6 +265,25 @@ def test_history_paging_sort_filter_and_constant_queries(
     assert {row["job_status"] for row in errors.json()} == {"Error"}
 
 
+@pytest.mark.parametrize(
+    ("q", "total"),
+    [
+        ("creation_time=[2020-01-01T00:00:00~2999-01-01T00:00:00]", "2"),
+        ("update_time=[~2020-01-01T00:00:00]", "0"),
+        # Not times: nothing matches (these were 500s: the time columns were read as text).
+        ("creation_time=[2020-01-01T00:00:00~x]", "0"),
+        ("creation_time={a b}", "0"),
+        ("update_time=yesterday", "0"),
+    ],
+)
+def test_history_times_filter_as_times(admin_client, q, total):
+    for _ in range(2):
+        GCExecution.objects.create(status="Success", active=None)
+    response = admin_client.get(GC, {"q": q})
+    assert response.status_code == 200, response.content
+    assert response["X-Total-Count"] == total
+
+
 @pytest.mark.django_db
 def test_a_due_schedule_starts_one_scheduled_run(admin_client, django_capture_on_commit_callbacks):
     services.set_schedule("Hourly", "", delete_untagged=True, dry_run=True)

@@ -43,6 +43,8 @@ def test_create_with_name_in_location_and_deprecated_public(alice_client):
         ("Upper", "project name is not in lower case or contains illegal characters"),
         ("a--b", "project name is not in lower case or contains illegal characters"),
         ("-a", "project name is not in lower case or contains illegal characters"),
+        # Harbor's pattern ends at the end of the text (Go's `$`), not before a final newline.
+        ("team\n", "project name is not in lower case or contains illegal characters"),
         ("", "Project name  is illegal in length. (greater than 255 or less than 1)"),
     ],
 )
@@ -155,6 +157,19 @@ def test_a_link_header_never_carries_a_line_break(admin_client, alice):
     assert not response.has_header("X-Evil")
 
 
+def test_a_link_header_is_printable_ascii(admin_client, alice):
+    """A NUL or another control character of the caller's in the query is no header byte
+    either (gunicorn refused the response: a 500), and a non-ASCII one made Django send
+    the whole header MIME-encoded: they stay in the link percent-encoded (UTF-8)."""
+    for n in range(3):
+        ProjectFactory(name=f"dev{n:02d}", owner=alice)
+    response = admin_client.get("/api/v2.0/projects?page_size=1&x=a%00%01%1F%7F&y=%C3%A9%E2%82%AC")
+    assert response.status_code == 200
+    assert response["Link"] == (
+        '</api/v2.0/projects?page=2&page_size=1&x=a%00%01%1F%7F&y=%C3%A9%E2%82%AC>; rel="next"'
+    )
+
+
 def test_list_filters_q_sort_and_paging(admin_client, alice):
     for n in range(12):
         ProjectFactory(name=f"dev{n:02d}", owner=alice, public=n % 2 == 0)
@@ -203,6 +218,18 @@ def test_get_by_id_name_and_resource_name_header(alice_client, alice, admin_clie
     assert bob_client.get(f"/api/v2.0/projects/{project.pk}").status_code == 403
     missing = admin_client.get("/api/v2.0/projects/nope")
     assert errors(missing) == [{"code": "NOT_FOUND", "message": "project nope not found"}]
+
+
+def test_a_name_is_an_id_only_as_go_parses_one(alice_client, alice):
+    """Harbor reads the segment with strconv.ParseInt: an optional sign and ASCII digits.
+    Python's int() also takes underscores, white space and other scripts' digits, so the
+    project named 1_0 was project 10 (and a DELETE of it would have deleted that one)."""
+    tenth = ProjectFactory(name="tenth", owner=alice)
+    named = ProjectFactory(name=f"{tenth.pk // 10}_{tenth.pk % 10}", owner=alice)
+    assert alice_client.get(f"/api/v2.0/projects/{named.name}").json()["name"] == named.name
+    assert alice_client.get(f"/api/v2.0/projects/+{tenth.pk}").json()["name"] == "tenth"
+    for spelled in (f"%20{tenth.pk}", "%D9%A1"):  # white space; ARABIC-INDIC DIGIT ONE
+        assert alice_client.get(f"/api/v2.0/projects/{spelled}").status_code == 403
 
 
 def test_update_merges_metadata_and_allowlist(alice_client, alice, bob_client):

@@ -209,3 +209,21 @@ def test_public_project_artifacts_for_anonymous(anon, alice):
     private = ProjectFactory(name="closed", owner=alice)
     push(private, "img")
     assert anon.get("/api/v2.0/projects/closed/repositories/img/artifacts").status_code == 401
+
+
+def test_public_project_repository_for_anyone(anon, alice, bob_client):
+    """Harbor's getRepository asks for repository:list, which a public project grants to
+    anyone (not repository:read, which it does not)."""
+    project = ProjectFactory(name="open", owner=alice, public=True)
+    push(project, "img")
+    for caller in (anon, bob_client):
+        response = caller.get("/api/v2.0/projects/open/repositories/img")
+        assert response.status_code == 200
+        assert response.json()["name"] == "open/img"
+        assert caller.put(
+            "/api/v2.0/projects/open/repositories/img", {"description": "x"}
+        ).status_code in (401, 403)
+    private = ProjectFactory(name="closed", owner=alice)
+    push(private, "img")
+    assert anon.get("/api/v2.0/projects/closed/repositories/img").status_code == 401
+    assert bob_client.get("/api/v2.0/projects/closed/repositories/img").status_code == 403

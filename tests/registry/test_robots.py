@@ -8,7 +8,9 @@ import pytest
 from django.contrib.auth.hashers import check_password
 
 from registry import configuration
+from registry.errors import NotFound
 from registry.models import AuditLog, Robot, Role
+from registry.services import robots
 from tests.registry.conftest import basic, client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
 
@@ -115,6 +117,7 @@ def test_the_name_prefix_follows_the_configuration(admin_client, project):
     ("change", "message"),
     [
         ({"name": "Bad+Name"}, "robot name is not in lower case or contains illegal characters"),
+        ({"name": "ci\n"}, "robot name is not in lower case or contains illegal characters"),
         ({"name": "a" * 256}, "robot name should be at most 255 characters long"),
         ({"name": "a" * 251}, "robot name should be at most 255 characters long"),
         ({"level": "global"}, "bad request error level input: global"),
@@ -377,3 +380,23 @@ def test_guessing_a_robot_secret_is_throttled_even_on_a_right_guess(admin_client
     right = robot_client(created).get("/api/v2.0/projects/team/repositories")
     assert right.status_code == 429
     assert errors(right)[0] == "TOO_MANY_REQUEST"
+
+
+def test_an_update_racing_a_secret_refresh_or_a_delete_loses_neither(admin_client, project):
+    """A PUT holding the robot it read before a secret refresh (or a delete) committed:
+    the refreshed secret stays (a full save wrote back the old hash: the old secret worked
+    again), and a deleted robot stays deleted (a full save inserted it again)."""
+    body = admin_client.post(URL, project_robot(), format="json").json()
+    robot = Robot.objects.get(pk=body["id"])
+    stale = Robot.objects.get(pk=body["id"])
+    robots.refresh_secret(robot, "Refreshed1secret")
+    robots.update(stale, {**project_robot(), "name": body["name"], "description": "later"})
+    robot.refresh_from_db()
+    assert check_password("Refreshed1secret", robot.secret_hash)
+    assert robot.description == "later"
+    robots.delete(robot)
+    with pytest.raises(NotFound):
+        robots.update(stale, {**project_robot(), "name": body["name"]})
+    with pytest.raises(NotFound):
+        robots.refresh_secret(stale, None)
+    assert not Robot.objects.exists()

@@ -85,6 +85,20 @@ def test_configuration_subset_update_and_unknown_keys(admin_client):
     assert admin_client.put("/api/v2.0/configurations", [1], format="json").status_code == 422
 
 
+def test_a_lost_cache_version_never_brings_back_older_values():
+    """The file cache culls a third of its entries when full, and Redis may evict: the
+    version key can go while older value slots stay. A counter restarted at 1 then served
+    the values cached under version 1 again (for up to an hour); a version is never reused."""
+    from django.core.cache import cache
+
+    cache.delete(configuration.VERSION_KEY)  # as a fresh cache: the first version
+    configuration.values()  # cached under it
+    configuration.update({"robot_token_duration": 7})
+    assert configuration.get("robot_token_duration") == 7
+    cache.delete(configuration.VERSION_KEY)
+    assert configuration.get("robot_token_duration") == 7
+
+
 def test_auth_mode_locked_once_users_exist(admin_client):
     assert (
         admin_client.put("/api/v2.0/configurations", {"auth_mode": "ldap_auth"}).status_code == 200

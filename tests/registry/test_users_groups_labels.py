@@ -3,7 +3,9 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from registry.errors import NotFound
 from registry.models import Label, UserGroup
+from registry.services import labels, usergroups
 from tests.registry.conftest import client_for
 from tests.registry.factories import LabelFactory, MemberFactory, ProjectFactory, UserFactory
 
@@ -153,3 +155,19 @@ def test_labels_global_and_project(admin_client, alice, alice_client, bob):
     LabelFactory(name="other")
     assert alice_client.get("/api/v2.0/labels?scope=x").status_code == 400
     assert alice_client.get("/api/v2.0/labels?scope=").status_code == 400
+
+
+def test_a_label_or_group_deleted_meanwhile_stays_deleted(alice):
+    """An update holding the label (group) it read before a delete committed: 404, and the
+    label is not inserted again (a full save did; the group's rename was a 500)."""
+    label = LabelFactory()
+    stale = Label.objects.get(pk=label.pk)
+    label.delete()
+    with pytest.raises(NotFound):
+        labels.update_label(stale, "renamed", None, None)
+    assert not Label.objects.exists()
+    group = UserGroup.objects.create(group_name="ops", group_type=UserGroup.GroupType.HTTP)
+    stale = UserGroup.objects.get(pk=group.pk)
+    group.delete()
+    with pytest.raises(NotFound):
+        usergroups.rename_user_group(stale, "renamed")

@@ -144,6 +144,27 @@ def test_cancelled_upload_is_unknown(reg):
 
 
 @pytest.mark.both_storages
+def test_an_upload_is_not_cancelled_under_a_request_writing_to_it(reg, blob_storage):
+    """DELETE on a session another request holds (a chunk being received, the upload being
+    completed) is refused like a second chunk: the staging was removed under the writer,
+    whose completion then failed with a 500."""
+    from registry.distribution import storage
+    from registry.distribution.models import Upload
+
+    location = reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"]
+    reg.request("PATCH", location, data=b"half", headers={"Content-Range": "0-3"})
+    upload = Upload.objects.get()
+    with storage.hold_upload(upload.id):
+        refused = reg.request("DELETE", location)
+        assert refused.status_code == 416, refused.text
+        assert refused.json()["errors"][0]["code"] == "BLOB_UPLOAD_INVALID"
+        assert blob_storage.staged_bytes(upload.id) == 4
+    done = reg.request("PUT", location, params={"digest": sha256(b"half!")}, data=b"!")
+    assert done.status_code == 201, done.text
+    assert reg.request("GET", f"/v2/team/app/blobs/{sha256(b'half!')}").content == b"half!"
+
+
+@pytest.mark.both_storages
 def test_range_requests(reg):
     data = b"0123456789"
     digest = reg.upload("team/app", data)

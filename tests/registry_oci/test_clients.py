@@ -13,8 +13,8 @@ import pytest
 import requests
 
 from registry.distribution import pulls
-from registry.models import Artifact, Repository
-from tests.registry.factories import PASSWORD
+from registry.models import Artifact, Repository, Role
+from tests.registry.factories import PASSWORD, MemberFactory, UserFactory
 from tests.registry_oci.conftest import tracked_session
 from tests.services.debian import require
 
@@ -163,6 +163,37 @@ def skopeo(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [binary, "--insecure-policy", *args], capture_output=True, text=True, timeout=120
     )
+
+
+@pytest.mark.parametrize(("role", "deleted"), [(Role.MAINTAINER, True), (Role.DEVELOPER, False)])
+def test_skopeo_deletes_as_a_maintainer(
+    role, deleted, host, project, owner, tmp_path, isolated_home
+):
+    """skopeo asks the token service for `repository:<name>:*`; Harbor answers with every
+    action the caller holds, so a maintainer (pull, push, delete) may delete: the token
+    held nothing unless the caller was a project admin."""
+    layout = tmp_path / "layout"
+    write_oci_layout(layout)
+    pushed = skopeo(
+        "copy",
+        "--dest-tls-verify=false",
+        "--dest-creds",
+        f"{owner.username}:{PASSWORD}",
+        f"oci:{layout}:v1",
+        f"docker://{host}/team/image:v1",
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    member = UserFactory()
+    MemberFactory(project=project, user=member, role=role)
+    removed = skopeo(
+        "delete",
+        "--tls-verify=false",
+        "--creds",
+        f"{member.username}:{PASSWORD}",
+        f"docker://{host}/team/image:v1",
+    )
+    assert (removed.returncode == 0) is deleted, removed.stderr
+    assert Artifact.objects.filter(repository__name="team/image").exists() is not deleted
 
 
 @pytest.mark.both_storages

@@ -2,8 +2,10 @@
 
 import json
 
+import pytest
+
 from registry.distribution import pulls
-from registry.models import Artifact, ArtifactReference, Project, Repository, Tag
+from registry.models import Artifact, ArtifactReference, AuditLog, Project, Repository, Tag
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import (
     DOCKER_LIST,
@@ -504,12 +506,49 @@ def test_name_and_route_errors(reg):
     nowhere = reg.request("GET", "/v2/team/app/elsewhere")
     assert nowhere.status_code == 404
     assert nowhere.headers["Content-Type"] == "application/json"
+    # A name holding a line break matches no route's name either: still the OCI error body.
+    broken = reg.request("GET", "/v2/team/app%0A/tags/list")
+    assert broken.status_code == 404
+    assert error_code(broken) == "NOT_FOUND"
+    # Nor is a digest followed by a newline a digest (a `$` in its pattern would take it).
+    digest = reg.request("HEAD", "/v2/team/app/blobs/sha256:" + "a" * 64 + "%0A")
+    assert digest.status_code == 400
 
 
 def test_other_projects_repositories_share_nothing(reg, registry_url, owner):
     other = ProjectFactory(owner=owner, name="other")
     digest = reg.push_image("team/app", "v1")
     assert reg.request("GET", f"/v2/{other.name}/app/manifests/{digest}").status_code == 404
+
+
+@pytest.mark.parametrize("by", ["tag", "digest"])
+def test_racing_deletes_of_one_manifest_succeed_once(reg, registry_url, owner, by):
+    """Four clients deleting one tag (or one artifact) at once: one 202, the others
+    MANIFEST_UNKNOWN, one audit record (the losers were 202s too by digest, each with its
+    own record, and a 500 by tag when the tag went between the check and the delete)."""
+    import threading
+
+    digest = reg.push_image("team/gone", "v1")
+    reference = "v1" if by == "tag" else digest
+    clients = [Registry(registry_url, owner.username) for _ in range(4)]
+    for client in clients:
+        client.request("GET", "/v2/")  # signed in and connected before the race
+    barrier = threading.Barrier(len(clients))
+    statuses = []
+
+    def delete(client):
+        barrier.wait()
+        statuses.append(client.request("DELETE", f"/v2/team/gone/manifests/{reference}"))
+
+    threads = [threading.Thread(target=delete, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(response.status_code for response in statuses) == [202, 404, 404, 404]
+    assert {error_code(r) for r in statuses if r.status_code == 404} == {"MANIFEST_UNKNOWN"}
+    kind = "tag" if by == "tag" else "artifact"
+    assert AuditLog.objects.filter(operation="delete", resource_type=kind).count() == 1
 
 
 def test_concurrent_pushes_of_one_image_and_tag(reg, registry_url, owner):

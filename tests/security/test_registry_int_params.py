@@ -105,6 +105,18 @@ def test_distribution_page_sizes_beyond_int64_are_refused(admin_client, value):
     assert response.json()["errors"][0]["code"] == "PAGINATION_NUMBER_INVALID"
 
 
+@pytest.mark.parametrize("value", ["1_0", " 5", "\u0661"], ids=["underscore", "space", "arabic"])
+def test_numbers_are_read_as_go_reads_them(admin_client, value):
+    """Go's strconv reads an optional sign and ASCII digits, nothing else that Python's
+    int() takes (underscores, white space, other scripts' digits)."""
+    page = admin_client.get("/api/v2.0/projects", {"page": value})
+    assert page.status_code == 422, page.content
+    assert f'page in query must be of type int64: "{value}"' in page.json()["errors"][0]["message"]
+    n = admin_client.get("/v2/_catalog", {"n": value})
+    assert n.status_code == 400, n.content
+    assert n.json()["errors"][0]["code"] == "PAGINATION_NUMBER_INVALID"
+
+
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**40], ids=["above", "below", "huge"])
 @pytest.mark.parametrize(("method", "path", "body"), BODY)
 def test_body_integers_beyond_int64_are_refused(admin_client, method, path, body, value):

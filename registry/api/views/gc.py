@@ -1,6 +1,8 @@
 """Garbage collection: start or schedule it, its history and logs. System admins, and
 system robots granted `garbage-collection` actions."""
 
+from datetime import datetime
+
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -29,8 +31,8 @@ HISTORY_QUERY = QuerySpec(
         "id": Column("pk", int),
         "job_status": Column("status"),
         "job_kind": Column("trigger"),
-        "creation_time": Column("creation_time"),
-        "update_time": Column("update_time"),
+        "creation_time": Column("creation_time", datetime),
+        "update_time": Column("update_time", datetime),
     },
     default_order=("-creation_time", "-pk"),
 )

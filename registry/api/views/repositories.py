@@ -108,7 +108,9 @@ class RepositoryDetailView(HarborViewMixin, APIView):
         responses=schema.responses(REPOSITORY.serializer, 400, 401, 403, 404),
     )
     def get(self, request, project_name, repository_name):
-        project = get_project(request, project_name, "repository:read", names_only=True)
+        # Harbor's getRepository asks for repository:list (which a public project grants
+        # to anyone), not repository:read.
+        project = get_project(request, project_name, "repository:list", names_only=True)
         repository = repositories.find_repository(project, repository_name_of(repository_name))
         rows = selectors.with_artifact_count(Repository.objects.filter(pk=repository.pk))
         return Response(REPOSITORY.render(repository_rows(rows).get()))
