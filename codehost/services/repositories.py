@@ -27,6 +27,7 @@ from codehost.models import (
     TeamRepo,
     UnitType,
     UserBlock,
+    Visibility,
 )
 from codehost.services.activity import record_activity
 from codehost.services.teams import parse_any_mode, recount_team_repos
@@ -252,7 +253,9 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
                 owner=owner,
                 name=name,
                 description=source.description,
-                private=source.private,
+                # Gitea's ForkRepository: the fork of any repository of a private
+                # organization is private, else it would publish that code.
+                private=source.private or source.owner.visibility == Visibility.PRIVATE,
                 is_fork=True,
                 parent=source,
                 default_branch=source.default_branch,

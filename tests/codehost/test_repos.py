@@ -245,6 +245,22 @@ def test_fork_follows_base_private(as_user, alice, bob):
     assert as_user().get("/repos/alice/base").json()["forks_count"] == 1
 
 
+def test_fork_of_a_public_repository_in_a_private_org_is_private(as_user, alice, bob):
+    # Gitea's ForkRepository: IsPrivate = base private || base owner's visibility private;
+    # a public fork would hand the code of a private organization to everybody.
+    org = as_user(alice).post("/orgs", {"username": "hidden", "visibility": "private"})
+    assert org.status_code == 201
+    assert (
+        create(as_user(alice), "code", path="/orgs/hidden/repos", auto_init=True).status_code == 201
+    )
+    fork = as_user(alice).post("/repos/hidden/code/forks", {})
+    assert fork.status_code == 202, fork.content
+    assert fork.json()["private"] is True
+    assert Repository.objects.get(owner__name="alice", name="code").private is True
+    assert as_user(bob).get("/repos/alice/code").status_code == 404
+    assert as_user().get("/repos/search?q=code").json()["data"] == []
+
+
 def test_edit_issue_units_external_tracker_and_defaults(as_user, alice):
     api = as_user(alice)
     create(api)
