@@ -316,14 +316,15 @@ def visible_repos(actor: Actor, repos):
 
 
 def visible_orgs(actor: Actor):
-    """Organizations the caller can see: public ones to anonymous callers, all but private
-    ones (plus those they belong to) to users, every one to site admins."""
+    """The organizations GET /orgs lists (Gitea's orgGetAll): public ones to anonymous
+    callers and `public-only` tokens, public and limited ones to users (a private
+    organization is not listed, even to its members), every one to site admins."""
     orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
-    if not actor.signed_in:
-        return orgs.filter(visibility="public")
+    if not actor.signed_in or actor.public_only:
+        return orgs.filter(visibility=Visibility.PUBLIC)
     if actor.is_admin:
         return orgs
-    return orgs.exclude(visibility="private") | orgs.filter(memberships__user=actor.owner)
+    return orgs.exclude(visibility=Visibility.PRIVATE)
 
 
 def visible_org_members(actor: Actor, org: Owner):
