@@ -110,7 +110,7 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
                 default_branch=branch,
                 num_watches=1,
             )
-            after_repo_created(repo, owner)
+            after_repo_created(repo, owner, actor)
             if actor.owner is not None:
                 record_activity(actor.owner, OpType.CREATE_REPO, repo)
     except IntegrityError as exc:
@@ -175,7 +175,12 @@ def _email_of(owner: Owner) -> str:
     return owner.email or f"{owner.lower_name}@noreply.localhost"
 
 
-def after_repo_created(repo: Repository, owner: Owner) -> None:
+def after_repo_created(repo: Repository, owner: Owner, creator: Actor | None = None) -> None:
+    """Counters and links of a new repository. In an organization, a `creator` its teams
+    do not make an admin of it (a team that may create repositories but holds only some)
+    becomes an admin collaborator, as Gitea's CreateRepositoryByExample: else a private
+    repository would be lost to its creator at once. Migrations into an organization are
+    for its owners and site admins, admins already."""
     Owner.objects.filter(pk=owner.pk).update(num_repos=F("num_repos") + 1)
     if owner.is_organization:
         teams = list(
@@ -185,6 +190,10 @@ def after_repo_created(repo: Repository, owner: Owner) -> None:
         )
         TeamRepo.objects.bulk_create([TeamRepo(team_id=team, repo=repo) for team in teams])
         Team.objects.filter(pk__in=teams).update(num_repos=F("num_repos") + 1)
+        if creator is not None and creator.signed_in and not repo_access(creator, repo).is_admin:
+            Collaboration.objects.create(
+                repo=repo, user=creator.owner, access_mode=AccessMode.ADMIN
+            )
 
 
 # A repository by its path, with its owner and its parent's (kept: see config.kept).
@@ -266,7 +275,7 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
                     UnitType.PULLS.label: dict(PULL_DEFAULTS),
                 },
             )
-            after_repo_created(repo, owner)
+            after_repo_created(repo, owner, actor)
             Repository.objects.filter(pk=source.pk).update(num_forks=F("num_forks") + 1)
     except IntegrityError as exc:
         raise Conflict(REPO_EXISTS) from exc

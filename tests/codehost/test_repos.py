@@ -150,6 +150,33 @@ def test_team_with_create_right_may_create_org_repos(as_user, alice, bob, acme):
     assert create(as_user(bob), "made", path="/org/acme/repos").status_code == 201
 
 
+def test_a_member_creating_an_org_repo_becomes_its_admin(as_user, alice, bob, acme):
+    # Gitea's CreateRepositoryByExample: a creator the org's teams do not make an admin of
+    # the new repository is added as an admin collaborator; else a private repository
+    # created through a team without access to it is lost to its creator at once.
+    team = as_user(alice).post(
+        "/orgs/acme/teams",
+        {"name": "makers", "units": ["repo.code"], "can_create_org_repo": True},
+    )
+    assert as_user(alice).put(f"/teams/{team.json()['id']}/members/bob").status_code == 204
+    made = create(as_user(bob), "made", path="/orgs/acme/repos", private=True)
+    assert made.status_code == 201
+    assert made.json()["permissions"] == {"admin": True, "push": True, "pull": True}
+    seen = as_user(bob).get("/repos/acme/made")
+    assert seen.status_code == 200
+    assert seen.json()["permissions"] == {"admin": True, "push": True, "pull": True}
+    collaboration = Collaboration.objects.get(repo__name="made")
+    assert (collaboration.user.name, collaboration.access_mode) == ("bob", 3)
+    # An org owner is an admin through the Owners team: no collaboration is added.
+    assert create(as_user(alice), "owned", path="/orgs/acme/repos").status_code == 201
+    assert not Collaboration.objects.filter(repo__name="owned").exists()
+    # Forking into the organization follows the same rule.
+    assert create(as_user(alice), "base", auto_init=True).status_code == 201
+    fork = as_user(bob).post("/repos/alice/base/forks", {"organization": "acme"})
+    assert fork.status_code == 202, fork.content
+    assert as_user(bob).get("/repos/acme/base").json()["permissions"]["admin"] is True
+
+
 # --- read ---------------------------------------------------------------------------------
 
 
