@@ -51,7 +51,7 @@ class AdminViewMixin(GiteaViewMixin):
         super().initial(request, *args, **kwargs)
         handled = hasattr(self, request.method.lower())
         if handled and not request.user.is_superuser:
-            raise Forbidden("You do not have permission to perform this action.")
+            raise Forbidden("user should be the site admin")
 
 
 class AdminUsersView(AdminViewMixin, APIView):
