@@ -369,16 +369,16 @@ def require_org_owner(actor: Actor, org: Owner) -> None:
 
 def check_team_access(actor: Actor, team, *, owner_required: bool = False) -> None:
     """Team routes: site admin, org owner or team member; an org member outside the team
-    gets 403, anybody else 404. Mutations need org ownership and answer 404 otherwise
-    (Gitea's team routes carry no organization context)."""
+    gets 403, anybody else 404. Mutations then need org ownership and answer a team member
+    404 (Gitea's team routes carry no organization context), in Gitea's order: its
+    membership check guards the whole /teams/{id} group."""
     if actor.is_admin:
         return
     if is_org_owner(actor, team.org):
         return
+    if not (actor.signed_in and TeamMember.objects.filter(team=team, user=actor.owner).exists()):
+        if is_org_member(actor, team.org):
+            raise Forbidden("Must be a team member")
+        raise NotFound()
     if owner_required:
         raise NotFound()
-    if actor.signed_in and TeamMember.objects.filter(team=team, user=actor.owner).exists():
-        return
-    if is_org_member(actor, team.org):
-        raise Forbidden("Must be a team member")
-    raise NotFound()
