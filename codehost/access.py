@@ -248,6 +248,25 @@ LINKED_ONLY_SQL = (
 )
 
 
+# GET /user/repos (Gitea's ListMyRepos: a repository search with the caller as OwnerID,
+# collaborations included): what the caller owns, collaborates on, reaches through a
+# team, and the public repositories of the organizations they belong to. One id set (a
+# union the database reads by index), not ORed INs tested on every repository.
+REACHED_SQL = (
+    f"{_REPO}.id IN (SELECT r.id FROM {_REPO} r WHERE r.owner_id = %s"
+    f" UNION SELECT c.repo_id FROM {_table(Collaboration)} c WHERE c.user_id = %s"
+    f" UNION SELECT tr.repo_id FROM {_table(TeamRepo)} tr INNER JOIN {_table(TeamMember)} m"
+    " ON m.team_id = tr.team_id WHERE m.user_id = %s"
+    f" UNION SELECT r.id FROM {_REPO} r WHERE NOT r.private AND r.owner_id IN"
+    f" (SELECT om.org_id FROM {_table(OrgMembership)} om WHERE om.user_id = %s))"
+)
+
+
+def reached_repos_condition(me):
+    """REACHED_SQL for the caller's owner id `me` (a value or a kept query's marker)."""
+    return RawSQL(REACHED_SQL, (me,) * 4, output_field=BooleanField())
+
+
 def visible_repository_counts(kind: str, me):
     """Rows whose sum is the number of repositories `visibility_condition(kind, me)`
     selects, read from the per owner counts (`me`: a value or a kept query's marker)."""

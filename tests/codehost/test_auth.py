@@ -203,7 +203,12 @@ def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
     for starred in ("alice/closed", "alice/open", "acme/vault"):
         assert api.put(f"/user/starred/{starred}").status_code == 204
     for path, everything, public in (
-        ("/user/repos", ["alice/closed", "alice/open"], ["alice/open"]),
+        # Gitea's ListMyRepos: the organization's repositories too (alice owns acme).
+        (
+            "/user/repos",
+            ["acme/plaza", "acme/vault", "alice/closed", "alice/open"],
+            ["acme/plaza", "alice/open"],
+        ),
         ("/orgs/acme/repos", ["acme/plaza", "acme/vault"], ["acme/plaza"]),
         ("/user/starred", ["acme/vault", "alice/closed", "alice/open"], ["alice/open"]),
     ):

@@ -198,6 +198,38 @@ def test_get_by_name_and_id_respect_visibility(as_user, alice, bob):
     }  # fmt: skip
 
 
+def test_user_repos_lists_what_the_caller_owns_or_reaches(
+    as_user, alice, bob, acme, django_assert_max_num_queries
+):
+    # Gitea's ListMyRepos (SearchRepository with OwnerID = the caller, collaborations
+    # included): own repositories, collaborations, team repositories and the public
+    # repositories of the caller's organizations; what CI systems sync from.
+    api = as_user(alice)
+    assert create(api, "vault", path="/orgs/acme/repos", private=True).status_code == 201
+    assert create(api, "plaza", path="/orgs/acme/repos").status_code == 201
+    assert create(api, "hidden", path="/orgs/acme/repos", private=True).status_code == 201
+    assert create(api, "shared", private=True).status_code == 201
+    assert create(api, "mine-not", private=True).status_code == 201
+    team = api.post("/orgs/acme/teams", {"name": "devs", "units": ["repo.code"]}).json()
+    assert api.put(f"/teams/{team['id']}/members/bob").status_code == 204
+    assert api.put(f"/teams/{team['id']}/repos/acme/vault").status_code == 204
+    assert api.put("/repos/alice/shared/collaborators/bob", {}).status_code == 204
+    assert create(as_user(bob), "own").status_code == 201
+    with django_assert_max_num_queries(12):
+        listed = as_user(bob).get("/user/repos")
+    assert listed.status_code == 200
+    names = [repo["full_name"] for repo in listed.json()]
+    assert names == ["bob/own", "acme/plaza", "alice/shared", "acme/vault"]
+    assert listed["X-Total-Count"] == "4"
+    # A public-only token lists only what an anonymous caller would see of them.
+    token = as_user(bob).post(
+        "/users/bob/tokens",
+        {"name": "p", "scopes": ["public-only", "read:user", "read:repository"]},
+    )
+    scoped = as_user(bob, auth=f"token {token.json()['sha1']}").get("/user/repos")
+    assert [repo["full_name"] for repo in scoped.json()] == ["bob/own", "acme/plaza"]
+
+
 def test_collaborator_gets_their_mode(as_user, alice, bob):
     create(as_user(alice), "secret", private=True)
     assert (
