@@ -263,7 +263,7 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
                 name=name,
                 description=source.description,
                 # Gitea's ForkRepository: the fork of any repository of a private
-                # organization is private, else it would publish that code.
+                # organization (or user) is private, else it would publish that code.
                 private=source.private or source.owner.visibility == Visibility.PRIVATE,
                 is_fork=True,
                 parent=source,
