@@ -10,14 +10,24 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
-from codehost import git, names, repo_init
+from codehost import git, migration_notices, names, repo_init
 from codehost.access import Access, Actor, can_see_owner, is_org_owner, repo_access
-from codehost.errors import FILES_EXIST, REPO_EXISTS, Conflict, Forbidden, Invalid, NotFound
+from codehost.errors import (
+    FILES_EXIST,
+    REPO_EXISTS,
+    Conflict,
+    Forbidden,
+    InternalError,
+    Invalid,
+    NotFound,
+)
 from codehost.models import (
     PULL_DEFAULTS,
     AccessMode,
     Collaboration,
+    MigrationTask,
     OpType,
     Owner,
     RepoRedirect,
@@ -219,9 +229,16 @@ def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
     return redirect.repo, True
 
 
+# The answer of a migration whose repository was deleted meanwhile (Gitea's migration
+# then fails as its repository is gone: 500).
+DELETED_WHILE_MIGRATING = "the repository was deleted while it was being migrated"
+
+
 def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
     path = git.repo_path(repo.owner.name, repo.name)
     with transaction.atomic():
+        if repo.status == Repository.Status.BEING_MIGRATED:
+            _end_migrations_of(repo)
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
         Owner.objects.filter(pk=repo.owner_id).update(num_repos=F("num_repos") - 1)
         if repo.parent_id:
@@ -230,6 +247,27 @@ def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
         recount_team_repos(team_ids)
         if remove_directory:
             transaction.on_commit(lambda: git.delete(path))
+
+
+def _end_migrations_of(repo: Repository) -> None:
+    """A migration in flight fails with its repository: the caller waiting on it is
+    answered at once (not when its wait runs out, holding a waiting slot meanwhile), and
+    the worker, finding it failed, drops its clone."""
+    ended = list(
+        MigrationTask.objects.select_for_update()
+        .filter(repo=repo, status__in=[MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING])
+        .values_list("pk", flat=True)
+    )
+    MigrationTask.objects.filter(pk__in=ended).update(
+        status=MigrationTask.Status.FAILED,
+        error_code=InternalError.code,
+        error=DELETED_WHILE_MIGRATING,
+        finished=timezone.now(),
+    )
+    for task_id in ended:
+        transaction.on_commit(
+            lambda task_id=task_id: migration_notices.announce(task_id, MigrationTask.Status.FAILED)
+        )
 
 
 def delete_repo_as(actor: Actor, repo: Repository, access: Access) -> None:
