@@ -51,6 +51,15 @@ class RepoEdit:
 MERGE_STYLES = {"merge", "rebase", "rebase-merge", "squash", "fast-forward-only", "manually-merged"}
 
 
+# What an edit's basic step writes: never what a push or a finishing migration sets
+# meanwhile (status, emptiness, size), which a full save would put back as it was read.
+BASIC_FIELDS = [
+    "name", "lower_name", "description", "website", "is_template", "private",
+    "default_branch", "updated_at",
+]  # fmt: skip
+RENAME_FIELDS = ["name", "lower_name", "updated_at"]
+
+
 def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     """Apply in Gitea's order: basic properties, units, archived. Each step is saved on its
     own, so a failure stops the rest and earlier changes stay (as in Gitea)."""
@@ -59,7 +68,7 @@ def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     elif edit.name:
         repo.name = edit.name  # case-only change: display name only
     _apply_basic(actor, repo, edit)
-    repo.save()
+    repo.save(update_fields=BASIC_FIELDS)
     _apply_units(repo, edit)
     repo.save(update_fields=["units", "updated_at"])
     if edit.archived is not None:
@@ -207,7 +216,7 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     try:
         with transaction.atomic():
             repo.name = new_name
-            repo.save()
+            repo.save(update_fields=RENAME_FIELDS)
             # A new name shadows any redirect that had it; the old name redirects here.
             RepoRedirect.objects.filter(owner=repo.owner, lower_name=new_name.lower()).delete()
             RepoRedirect.objects.update_or_create(
