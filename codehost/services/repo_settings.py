@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from codehost import git, names
 from codehost.access import Actor
-from codehost.errors import Invalid
+from codehost.errors import Invalid, NotFound
 from codehost.models import (
     PULL_DEFAULTS,
     TRACKER_DEFAULTS,
@@ -205,7 +205,6 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     except Invalid as exc:
         raise Invalid(f"ChangeRepositoryName: {exc.message}") from exc
     old_name = repo.name
-    source = git.repo_path(repo.owner.name, old_name)
     target = git.repo_path(repo.owner.name, new_name)
     clash = Repository.objects.filter(owner=repo.owner, lower_name=new_name.lower()).exclude(
         pk=repo.pk
@@ -215,8 +214,22 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     moved = False
     try:
         with transaction.atomic():
+            # The name as it is now, the row locked: renames of one repository take turns,
+            # and a rename that went first has moved the directory already.
+            current = (
+                Repository.objects.select_for_update(of=("self",))
+                .filter(pk=repo.pk)
+                .values_list("name", flat=True)
+                .first()
+            )
+            if current is None:
+                raise NotFound()
+            old_name = current
+            source = git.repo_path(repo.owner.name, old_name)
             repo.name = new_name
             repo.save(update_fields=RENAME_FIELDS)
+            if old_name.lower() == new_name.lower():
+                return  # a rename that went first gave it this name already
             # A new name shadows any redirect that had it; the old name redirects here.
             RepoRedirect.objects.filter(owner=repo.owner, lower_name=new_name.lower()).delete()
             RepoRedirect.objects.update_or_create(

@@ -5,8 +5,10 @@ import subprocess
 import pytest
 
 from codehost import git
+from codehost.access import Actor
 from codehost.models import Activity, Collaboration, OpType, Owner, RepoRedirect, Repository
-from tests.codehost.factories import UserFactory
+from codehost.services import repo_settings
+from tests.codehost.factories import UserFactory, owner_of
 
 pytestmark = pytest.mark.django_db
 
@@ -270,6 +272,21 @@ def test_rename_moves_directory_and_redirects_the_old_name(as_user, alice, git_r
     # A new repository with the old name shadows the redirect.
     create(api, "old")
     assert api.get("/repos/alice/old").json()["name"] == "old"
+
+
+def test_a_rename_racing_another_rename_moves_the_directory_it_finds(as_user, alice, git_root):
+    # Two PATCHes read the repository as "old"; the first renames it to "first" (and moves
+    # its directory), then the second, with what it read, renames it to "second".
+    api = as_user(alice)
+    create(api, "old", auto_init=True)
+    stale = Repository.objects.select_related("owner").get(name="old")
+    assert api.patch("/repos/alice/old", {"name": "first"}).status_code == 200
+    repo_settings.rename_repo(Actor(owner=owner_of(alice)), stale, "second")
+    assert Repository.objects.get(pk=stale.pk).name == "second"
+    assert files_of(git_root / "alice" / "second.git") == ["README.md"]
+    assert not (git_root / "alice" / "first.git").exists()
+    assert api.get("/repos/alice/first").status_code == 301
+    assert api.get("/repos/alice/old").status_code == 301
 
 
 def test_rename_conflicts_and_bad_names_are_422(as_user, alice):
