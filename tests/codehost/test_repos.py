@@ -7,7 +7,7 @@ import pytest
 from codehost import git
 from codehost.access import Actor
 from codehost.models import Activity, Collaboration, OpType, Owner, RepoRedirect, Repository
-from codehost.services import repo_settings
+from codehost.services import repo_settings, repositories
 from tests.codehost.factories import UserFactory, owner_of
 
 pytestmark = pytest.mark.django_db
@@ -287,6 +287,24 @@ def test_a_rename_racing_another_rename_moves_the_directory_it_finds(as_user, al
     assert not (git_root / "alice" / "first.git").exists()
     assert api.get("/repos/alice/first").status_code == 301
     assert api.get("/repos/alice/old").status_code == 301
+
+
+def test_deletions_racing_a_rename_or_each_other_count_once_and_remove_the_directory(
+    as_user, alice, git_root, django_capture_on_commit_callbacks
+):
+    api = as_user(alice)
+    create(api, "old", auto_init=True)
+    create(api, "kept")
+    stale = Repository.objects.select_related("owner").get(name="old")
+    assert api.patch("/repos/alice/old", {"name": "renamed"}).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        repositories.delete_repo(stale)
+    assert not (git_root / "alice" / "renamed.git").exists()
+    assert Owner.objects.get(name="alice").num_repos == 1
+    # A second deletion of what is gone already counts nothing out.
+    repositories.delete_repo(stale)
+    assert Owner.objects.get(name="alice").num_repos == 1
+    assert [p.name for p in (git_root / "alice").iterdir()] == ["kept.git"]
 
 
 def test_rename_conflicts_and_bad_names_are_422(as_user, alice):
