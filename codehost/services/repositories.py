@@ -236,21 +236,21 @@ DELETED_WHILE_MIGRATING = "the repository was deleted while it was being migrate
 
 def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
     with transaction.atomic():
+        # Its migration's task first, then the repository: the order the worker and
+        # fail_migration take their locks in, so that none waits on another in a circle.
+        _end_migrations_of(repo)
         # The row as it is now, locked: a deletion that went first has counted it out
         # already (counting it twice would free a creation past the owner's limit), and
         # a rename that went first has moved its directory.
-        found = (
+        name = (
             Repository.objects.select_for_update(of=("self",))
             .filter(pk=repo.pk)
-            .values_list("name", "status")
+            .values_list("name", flat=True)
             .first()
         )
-        if found is None:
+        if name is None:
             return
-        name, status = found
         path = git.repo_path(repo.owner.name, name)
-        if status == Repository.Status.BEING_MIGRATED:
-            _end_migrations_of(repo)
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
         Owner.objects.filter(pk=repo.owner_id).update(num_repos=F("num_repos") - 1)
         if repo.parent_id:

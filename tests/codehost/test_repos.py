@@ -295,14 +295,15 @@ def test_deletions_racing_a_rename_or_each_other_count_once_and_remove_the_direc
     api = as_user(alice)
     create(api, "old", auto_init=True)
     create(api, "kept")
-    stale = Repository.objects.select_related("owner").get(name="old")
+    # Two DELETEs read the repository, then a rename goes first.
+    stale, second = (Repository.objects.select_related("owner").get(name="old") for _ in "ab")
     assert api.patch("/repos/alice/old", {"name": "renamed"}).status_code == 200
     with django_capture_on_commit_callbacks(execute=True):
         repositories.delete_repo(stale)
     assert not (git_root / "alice" / "renamed.git").exists()
     assert Owner.objects.get(name="alice").num_repos == 1
-    # A second deletion of what is gone already counts nothing out.
-    repositories.delete_repo(stale)
+    # The second deletion finds it gone: it counts nothing out again.
+    repositories.delete_repo(second)
     assert Owner.objects.get(name="alice").num_repos == 1
     assert [p.name for p in (git_root / "alice").iterdir()] == ["kept.git"]
 
