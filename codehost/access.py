@@ -248,6 +248,25 @@ LINKED_ONLY_SQL = (
 )
 
 
+# GET /user/repos (Gitea's ListMyRepos: a repository search with the caller as OwnerID,
+# collaborations included): what the caller owns, collaborates on, reaches through a
+# team, and the public repositories of the organizations they belong to. One id set (a
+# union the database reads by index), not ORed INs tested on every repository.
+REACHED_SQL = (
+    f"{_REPO}.id IN (SELECT r.id FROM {_REPO} r WHERE r.owner_id = %s"
+    f" UNION SELECT c.repo_id FROM {_table(Collaboration)} c WHERE c.user_id = %s"
+    f" UNION SELECT tr.repo_id FROM {_table(TeamRepo)} tr INNER JOIN {_table(TeamMember)} m"
+    " ON m.team_id = tr.team_id WHERE m.user_id = %s"
+    f" UNION SELECT r.id FROM {_REPO} r WHERE NOT r.private AND r.owner_id IN"
+    f" (SELECT om.org_id FROM {_table(OrgMembership)} om WHERE om.user_id = %s))"
+)
+
+
+def reached_repos_condition(me):
+    """REACHED_SQL for the caller's owner id `me` (a value or a kept query's marker)."""
+    return RawSQL(REACHED_SQL, (me,) * 4, output_field=BooleanField())
+
+
 def visible_repository_counts(kind: str, me):
     """Rows whose sum is the number of repositories `visibility_condition(kind, me)`
     selects, read from the per owner counts (`me`: a value or a kept query's marker)."""
@@ -316,14 +335,15 @@ def visible_repos(actor: Actor, repos):
 
 
 def visible_orgs(actor: Actor):
-    """Organizations the caller can see: public ones to anonymous callers, all but private
-    ones (plus those they belong to) to users, every one to site admins."""
+    """The organizations GET /orgs lists (Gitea's orgGetAll): public ones to anonymous
+    callers and `public-only` tokens, public and limited ones to users (a private
+    organization is not listed, even to its members), every one to site admins."""
     orgs = Owner.objects.filter(kind=Owner.Kind.ORGANIZATION)
-    if not actor.signed_in:
-        return orgs.filter(visibility="public")
+    if not actor.signed_in or actor.public_only:
+        return orgs.filter(visibility=Visibility.PUBLIC)
     if actor.is_admin:
         return orgs
-    return orgs.exclude(visibility="private") | orgs.filter(memberships__user=actor.owner)
+    return orgs.exclude(visibility=Visibility.PRIVATE)
 
 
 def visible_org_members(actor: Actor, org: Owner):
@@ -368,16 +388,16 @@ def require_org_owner(actor: Actor, org: Owner) -> None:
 
 def check_team_access(actor: Actor, team, *, owner_required: bool = False) -> None:
     """Team routes: site admin, org owner or team member; an org member outside the team
-    gets 403, anybody else 404. Mutations need org ownership and answer 404 otherwise
-    (Gitea's team routes carry no organization context)."""
+    gets 403, anybody else 404. Mutations then need org ownership and answer a team member
+    404 (Gitea's team routes carry no organization context), in Gitea's order: its
+    membership check guards the whole /teams/{id} group."""
     if actor.is_admin:
         return
     if is_org_owner(actor, team.org):
         return
+    if not (actor.signed_in and TeamMember.objects.filter(team=team, user=actor.owner).exists()):
+        if is_org_member(actor, team.org):
+            raise Forbidden("Must be a team member")
+        raise NotFound()
     if owner_required:
         raise NotFound()
-    if actor.signed_in and TeamMember.objects.filter(team=team, user=actor.owner).exists():
-        return
-    if is_org_member(actor, team.org):
-        raise Forbidden("Must be a team member")
-    raise NotFound()

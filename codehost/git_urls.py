@@ -16,3 +16,10 @@ urlpatterns = [
         smart_http,
     ),
 ]
+
+# Gitea serves git at the repository's page address too (`git clone http://host/o/r`): a
+# repository name never ends in ".git". Mounted after every other route (config.urls),
+# so that no other prefix loses a path to it.
+without_suffix = [
+    re_path(rf"^(?P<owner>[^/\x00]+)/(?P<repo>[^/\x00]+)/(?P<rest>{GIT_ROUTES})$", smart_http),
+]

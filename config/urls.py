@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
+from codehost import git_urls
 from config import pages, probes
 from config.docs import docs_urls
 from registry.distribution.views import TokenView
@@ -29,4 +30,6 @@ urlpatterns = [
     path("apps/", include("storefront.urls")),
     path("stores/", include("storefront.page_urls")),
     path("media/storefront/<path:name>", storefront_images.serve),
+    # git at a repository's page address (no ".git"), last: see codehost.git_urls.
+    path("", include(git_urls.without_suffix)),
 ]

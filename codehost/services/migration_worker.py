@@ -163,12 +163,20 @@ def finish_migration(task: MigrationTask, staging: Path) -> None:
         succeeded = MigrationTask.objects.filter(
             pk=task.pk, status=MigrationTask.Status.RUNNING, repo__isnull=False
         ).update(status=MigrationTask.Status.SUCCEEDED, finished=now)
-        if not succeeded:
+        # Its name now: the owner may have renamed it while git cloned (the row lock
+        # holds a rename off until the clone is in place, where a rename then moves it).
+        current = (
+            Repository.objects.select_for_update(of=("self",))
+            .select_related("owner")
+            .filter(pk=repo.pk)
+            .first()
+        )
+        if not succeeded or current is None:
             # Removing a whole clone is no work to hold the database's locks for.
             transaction.on_commit(lambda: git.delete(staging))
             return
         try:
-            git.move(staging, git.repo_path(repo.owner.name, repo.name))
+            git.move(staging, git.repo_path(current.owner.name, current.name))
         except git.GitError as error:
             raise TargetExists from error
         Repository.objects.filter(pk=repo.pk).update(

@@ -36,7 +36,8 @@ GO_DURATION_UNITS = {
     "h": 3600,
 }
 GO_DURATION_MAX_SECONDS = (2**63 - 1) / 1e9
-GO_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+# ASCII digits only, as Go's time.ParseDuration ("٣h" is no duration).
+GO_DURATION_PART = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)")
 
 
 class InvalidInterval(Invalid):

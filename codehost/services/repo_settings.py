@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from codehost import git, names
 from codehost.access import Actor
-from codehost.errors import Invalid
+from codehost.errors import Invalid, NotFound
 from codehost.models import (
     PULL_DEFAULTS,
     TRACKER_DEFAULTS,
@@ -51,6 +51,15 @@ class RepoEdit:
 MERGE_STYLES = {"merge", "rebase", "rebase-merge", "squash", "fast-forward-only", "manually-merged"}
 
 
+# What an edit's basic step writes: never what a push or a finishing migration sets
+# meanwhile (status, emptiness, size), which a full save would put back as it was read.
+BASIC_FIELDS = [
+    "name", "lower_name", "description", "website", "is_template", "private",
+    "default_branch", "updated_at",
+]  # fmt: skip
+RENAME_FIELDS = ["name", "lower_name", "updated_at"]
+
+
 def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     """Apply in Gitea's order: basic properties, units, archived. Each step is saved on its
     own, so a failure stops the rest and earlier changes stay (as in Gitea)."""
@@ -59,7 +68,7 @@ def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     elif edit.name:
         repo.name = edit.name  # case-only change: display name only
     _apply_basic(actor, repo, edit)
-    repo.save()
+    repo.save(update_fields=BASIC_FIELDS)
     _apply_units(repo, edit)
     repo.save(update_fields=["units", "updated_at"])
     if edit.archived is not None:
@@ -196,7 +205,6 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     except Invalid as exc:
         raise Invalid(f"ChangeRepositoryName: {exc.message}") from exc
     old_name = repo.name
-    source = git.repo_path(repo.owner.name, old_name)
     target = git.repo_path(repo.owner.name, new_name)
     clash = Repository.objects.filter(owner=repo.owner, lower_name=new_name.lower()).exclude(
         pk=repo.pk
@@ -206,8 +214,22 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
     moved = False
     try:
         with transaction.atomic():
+            # The name as it is now, the row locked: renames of one repository take turns,
+            # and a rename that went first has moved the directory already.
+            current = (
+                Repository.objects.select_for_update(of=("self",))
+                .filter(pk=repo.pk)
+                .values_list("name", flat=True)
+                .first()
+            )
+            if current is None:
+                raise NotFound()
+            old_name = current
+            source = git.repo_path(repo.owner.name, old_name)
             repo.name = new_name
-            repo.save()
+            repo.save(update_fields=RENAME_FIELDS)
+            if old_name.lower() == new_name.lower():
+                return  # a rename that went first gave it this name already
             # A new name shadows any redirect that had it; the old name redirects here.
             RepoRedirect.objects.filter(owner=repo.owner, lower_name=new_name.lower()).delete()
             RepoRedirect.objects.update_or_create(

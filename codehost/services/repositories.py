@@ -10,14 +10,24 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
-from codehost import git, names, repo_init
+from codehost import git, migration_notices, names, repo_init
 from codehost.access import Access, Actor, can_see_owner, is_org_owner, repo_access
-from codehost.errors import FILES_EXIST, REPO_EXISTS, Conflict, Forbidden, Invalid, NotFound
+from codehost.errors import (
+    FILES_EXIST,
+    REPO_EXISTS,
+    Conflict,
+    Forbidden,
+    InternalError,
+    Invalid,
+    NotFound,
+)
 from codehost.models import (
     PULL_DEFAULTS,
     AccessMode,
     Collaboration,
+    MigrationTask,
     OpType,
     Owner,
     RepoRedirect,
@@ -27,6 +37,7 @@ from codehost.models import (
     TeamRepo,
     UnitType,
     UserBlock,
+    Visibility,
 )
 from codehost.services.activity import record_activity
 from codehost.services.teams import parse_any_mode, recount_team_repos
@@ -109,7 +120,7 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
                 default_branch=branch,
                 num_watches=1,
             )
-            after_repo_created(repo, owner)
+            after_repo_created(repo, owner, actor)
             if actor.owner is not None:
                 record_activity(actor.owner, OpType.CREATE_REPO, repo)
     except IntegrityError as exc:
@@ -174,7 +185,12 @@ def _email_of(owner: Owner) -> str:
     return owner.email or f"{owner.lower_name}@noreply.localhost"
 
 
-def after_repo_created(repo: Repository, owner: Owner) -> None:
+def after_repo_created(repo: Repository, owner: Owner, creator: Actor | None = None) -> None:
+    """Counters and links of a new repository. In an organization, a `creator` its teams
+    do not make an admin of it (a team that may create repositories but holds only some)
+    becomes an admin collaborator, as Gitea's CreateRepositoryByExample: else a private
+    repository would be lost to its creator at once. Migrations into an organization are
+    for its owners and site admins, admins already."""
     Owner.objects.filter(pk=owner.pk).update(num_repos=F("num_repos") + 1)
     if owner.is_organization:
         teams = list(
@@ -184,6 +200,10 @@ def after_repo_created(repo: Repository, owner: Owner) -> None:
         )
         TeamRepo.objects.bulk_create([TeamRepo(team_id=team, repo=repo) for team in teams])
         Team.objects.filter(pk__in=teams).update(num_repos=F("num_repos") + 1)
+        if creator is not None and creator.signed_in and not repo_access(creator, repo).is_admin:
+            Collaboration.objects.create(
+                repo=repo, user=creator.owner, access_mode=AccessMode.ADMIN
+            )
 
 
 # A repository by its path, with its owner and its parent's (kept: see config.kept).
@@ -209,9 +229,28 @@ def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
     return redirect.repo, True
 
 
+# The answer of a migration whose repository was deleted meanwhile (Gitea's migration
+# then fails as its repository is gone: 500).
+DELETED_WHILE_MIGRATING = "the repository was deleted while it was being migrated"
+
+
 def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
-    path = git.repo_path(repo.owner.name, repo.name)
     with transaction.atomic():
+        # Its migration's task first, then the repository: the order the worker and
+        # fail_migration take their locks in, so that none waits on another in a circle.
+        _end_migrations_of(repo)
+        # The row as it is now, locked: a deletion that went first has counted it out
+        # already (counting it twice would free a creation past the owner's limit), and
+        # a rename that went first has moved its directory.
+        name = (
+            Repository.objects.select_for_update(of=("self",))
+            .filter(pk=repo.pk)
+            .values_list("name", flat=True)
+            .first()
+        )
+        if name is None:
+            return
+        path = git.repo_path(repo.owner.name, name)
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
         Owner.objects.filter(pk=repo.owner_id).update(num_repos=F("num_repos") - 1)
         if repo.parent_id:
@@ -220,6 +259,27 @@ def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
         recount_team_repos(team_ids)
         if remove_directory:
             transaction.on_commit(lambda: git.delete(path))
+
+
+def _end_migrations_of(repo: Repository) -> None:
+    """A migration in flight fails with its repository: the caller waiting on it is
+    answered at once (not when its wait runs out, holding a waiting slot meanwhile), and
+    the worker, finding it failed, drops its clone."""
+    ended = list(
+        MigrationTask.objects.select_for_update()
+        .filter(repo=repo, status__in=[MigrationTask.Status.QUEUED, MigrationTask.Status.RUNNING])
+        .values_list("pk", flat=True)
+    )
+    MigrationTask.objects.filter(pk__in=ended).update(
+        status=MigrationTask.Status.FAILED,
+        error_code=InternalError.code,
+        error=DELETED_WHILE_MIGRATING,
+        finished=timezone.now(),
+    )
+    for task_id in ended:
+        transaction.on_commit(
+            lambda task_id=task_id: migration_notices.announce(task_id, MigrationTask.Status.FAILED)
+        )
 
 
 def delete_repo_as(actor: Actor, repo: Repository, access: Access) -> None:
@@ -252,7 +312,9 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
                 owner=owner,
                 name=name,
                 description=source.description,
-                private=source.private,
+                # Gitea's ForkRepository: the fork of any repository of a private
+                # organization (or user) is private, else it would publish that code.
+                private=source.private or source.owner.visibility == Visibility.PRIVATE,
                 is_fork=True,
                 parent=source,
                 default_branch=source.default_branch,
@@ -263,7 +325,7 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
                     UnitType.PULLS.label: dict(PULL_DEFAULTS),
                 },
             )
-            after_repo_created(repo, owner)
+            after_repo_created(repo, owner, actor)
             Repository.objects.filter(pk=source.pk).update(num_forks=F("num_forks") + 1)
     except IntegrityError as exc:
         raise Conflict(REPO_EXISTS) from exc

@@ -24,7 +24,10 @@ def test_admin_creates_users(as_user, admin, alice):
         == "[Email]: Invalid"
     )
     assert as_user(admin).post("/admin/users", {**body, "username": "api"}).status_code == 422
-    assert as_user(alice).post("/admin/users", {**body, "username": "d"}).status_code == 403
+    refused = as_user(alice).post("/admin/users", {**body, "username": "d"})
+    assert refused.status_code == 403
+    # Gitea's reqSiteAdmin wording.
+    assert refused.json()["message"] == "user should be the site admin"
 
 
 def test_admin_created_users_must_change_password_unless_told_otherwise(as_user, admin):

@@ -203,7 +203,12 @@ def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
     for starred in ("alice/closed", "alice/open", "acme/vault"):
         assert api.put(f"/user/starred/{starred}").status_code == 204
     for path, everything, public in (
-        ("/user/repos", ["alice/closed", "alice/open"], ["alice/open"]),
+        # Gitea's ListMyRepos: the organization's repositories too (alice owns acme).
+        (
+            "/user/repos",
+            ["acme/plaza", "acme/vault", "alice/closed", "alice/open"],
+            ["acme/plaza", "alice/open"],
+        ),
         ("/orgs/acme/repos", ["acme/plaza", "acme/vault"], ["acme/plaza"]),
         ("/user/starred", ["acme/vault", "alice/closed", "alice/open"], ["alice/open"]),
     ):
@@ -218,3 +223,24 @@ def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
     teams = scoped.get("/user/teams")
     assert teams.status_code == 403
     assert teams.json()["message"] == "this endpoint is not available for public-only tokens"
+
+
+def test_the_list_of_organizations_follows_gitea_org_get_all(as_user, alice, bob, admin):
+    # Gitea's orgGetAll: public organizations to anonymous callers and public-only tokens,
+    # public and limited ones to users (a private one not even to its members), all of
+    # them to site admins.
+    for name, visibility in (("open", "public"), ("inner", "limited"), ("closed", "private")):
+        created = as_user(alice).post("/orgs", {"username": name, "visibility": visibility})
+        assert created.status_code == 201
+    token = make_token(as_user, alice, ["public-only", "read:organization"])["sha1"]
+    for caller, names in (
+        (as_user(), ["open"]),
+        (as_user(alice, auth=f"token {token}"), ["open"]),
+        (as_user(alice), ["inner", "open"]),
+        (as_user(bob), ["inner", "open"]),
+        (as_user(admin), ["closed", "inner", "open"]),
+    ):
+        listed = caller.get("/orgs")
+        assert listed.status_code == 200
+        assert [org["name"] for org in listed.json()] == names
+        assert listed["X-Total-Count"] == str(len(names))

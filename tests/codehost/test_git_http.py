@@ -143,6 +143,24 @@ def test_wrong_password_is_challenged_and_token_works_as_password(
     assert refused.returncode != 0 and "403" in refused.stderr
 
 
+def test_git_works_at_the_repository_page_address_without_git_suffix(
+    live_server, as_user, git_client, tmp_path
+):
+    # Gitea answers git at http://host/owner/repo too, the address users copy (html_url).
+    alice = UserFactory(username="alice")
+    made = as_user(alice).post("/user/repos", {"name": "demo", "auto_init": True, "private": True})
+    assert made.status_code == 201
+    checkout = tmp_path / "checkout"
+    git_client("clone", "-q", url(live_server, "alice/demo", "alice"), str(checkout))
+    assert (checkout / "README.md").read_text().startswith("# demo")
+    commit_file(git_client, checkout, "a.txt", "a\n")
+    git_client("push", "-q", "origin", "main", cwd=checkout)
+    assert Activity.objects.filter(op_type=OpType.COMMIT_REPO).exists()
+    # The same rules: a private repository is not served to an anonymous caller.
+    anonymous = git_client("ls-remote", url(live_server, "alice/demo"), check=False)
+    assert anonymous.returncode != 0
+
+
 @pytest.mark.parametrize("owner", ["admin", "apps", "media"])
 def test_owners_named_like_another_route_keep_their_git_urls(
     live_server, as_user, git_client, tmp_path, owner

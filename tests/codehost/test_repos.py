@@ -5,8 +5,10 @@ import subprocess
 import pytest
 
 from codehost import git
+from codehost.access import Actor
 from codehost.models import Activity, Collaboration, OpType, Owner, RepoRedirect, Repository
-from tests.codehost.factories import UserFactory
+from codehost.services import repo_settings, repositories
+from tests.codehost.factories import UserFactory, owner_of
 
 pytestmark = pytest.mark.django_db
 
@@ -150,6 +152,33 @@ def test_team_with_create_right_may_create_org_repos(as_user, alice, bob, acme):
     assert create(as_user(bob), "made", path="/org/acme/repos").status_code == 201
 
 
+def test_a_member_creating_an_org_repo_becomes_its_admin(as_user, alice, bob, acme):
+    # Gitea's CreateRepositoryByExample: a creator the org's teams do not make an admin of
+    # the new repository is added as an admin collaborator; else a private repository
+    # created through a team without access to it is lost to its creator at once.
+    team = as_user(alice).post(
+        "/orgs/acme/teams",
+        {"name": "makers", "units": ["repo.code"], "can_create_org_repo": True},
+    )
+    assert as_user(alice).put(f"/teams/{team.json()['id']}/members/bob").status_code == 204
+    made = create(as_user(bob), "made", path="/orgs/acme/repos", private=True)
+    assert made.status_code == 201
+    assert made.json()["permissions"] == {"admin": True, "push": True, "pull": True}
+    seen = as_user(bob).get("/repos/acme/made")
+    assert seen.status_code == 200
+    assert seen.json()["permissions"] == {"admin": True, "push": True, "pull": True}
+    collaboration = Collaboration.objects.get(repo__name="made")
+    assert (collaboration.user.name, collaboration.access_mode) == ("bob", 3)
+    # An org owner is an admin through the Owners team: no collaboration is added.
+    assert create(as_user(alice), "owned", path="/orgs/acme/repos").status_code == 201
+    assert not Collaboration.objects.filter(repo__name="owned").exists()
+    # Forking into the organization follows the same rule.
+    assert create(as_user(alice), "base", auto_init=True).status_code == 201
+    fork = as_user(bob).post("/repos/alice/base/forks", {"organization": "acme"})
+    assert fork.status_code == 202, fork.content
+    assert as_user(bob).get("/repos/acme/base").json()["permissions"]["admin"] is True
+
+
 # --- read ---------------------------------------------------------------------------------
 
 
@@ -169,6 +198,38 @@ def test_get_by_name_and_id_respect_visibility(as_user, alice, bob):
     assert as_user().get("/repos/alice/nothing").json() == {
         "message": "not found", "url": "http://127.0.0.1:8000/api/swagger", "errors": None,
     }  # fmt: skip
+
+
+def test_user_repos_lists_what_the_caller_owns_or_reaches(
+    as_user, alice, bob, acme, django_assert_max_num_queries
+):
+    # Gitea's ListMyRepos (SearchRepository with OwnerID = the caller, collaborations
+    # included): own repositories, collaborations, team repositories and the public
+    # repositories of the caller's organizations; what CI systems sync from.
+    api = as_user(alice)
+    assert create(api, "vault", path="/orgs/acme/repos", private=True).status_code == 201
+    assert create(api, "plaza", path="/orgs/acme/repos").status_code == 201
+    assert create(api, "hidden", path="/orgs/acme/repos", private=True).status_code == 201
+    assert create(api, "shared", private=True).status_code == 201
+    assert create(api, "mine-not", private=True).status_code == 201
+    team = api.post("/orgs/acme/teams", {"name": "devs", "units": ["repo.code"]}).json()
+    assert api.put(f"/teams/{team['id']}/members/bob").status_code == 204
+    assert api.put(f"/teams/{team['id']}/repos/acme/vault").status_code == 204
+    assert api.put("/repos/alice/shared/collaborators/bob", {}).status_code == 204
+    assert create(as_user(bob), "own").status_code == 201
+    with django_assert_max_num_queries(12):
+        listed = as_user(bob).get("/user/repos")
+    assert listed.status_code == 200
+    names = [repo["full_name"] for repo in listed.json()]
+    assert names == ["bob/own", "acme/plaza", "alice/shared", "acme/vault"]
+    assert listed["X-Total-Count"] == "4"
+    # A public-only token lists only what an anonymous caller would see of them.
+    token = as_user(bob).post(
+        "/users/bob/tokens",
+        {"name": "p", "scopes": ["public-only", "read:user", "read:repository"]},
+    )
+    scoped = as_user(bob, auth=f"token {token.json()['sha1']}").get("/user/repos")
+    assert [repo["full_name"] for repo in scoped.json()] == ["bob/own", "acme/plaza"]
 
 
 def test_collaborator_gets_their_mode(as_user, alice, bob):
@@ -213,6 +274,40 @@ def test_rename_moves_directory_and_redirects_the_old_name(as_user, alice, git_r
     assert api.get("/repos/alice/old").json()["name"] == "old"
 
 
+def test_a_rename_racing_another_rename_moves_the_directory_it_finds(as_user, alice, git_root):
+    # Two PATCHes read the repository as "old"; the first renames it to "first" (and moves
+    # its directory), then the second, with what it read, renames it to "second".
+    api = as_user(alice)
+    create(api, "old", auto_init=True)
+    stale = Repository.objects.select_related("owner").get(name="old")
+    assert api.patch("/repos/alice/old", {"name": "first"}).status_code == 200
+    repo_settings.rename_repo(Actor(owner=owner_of(alice)), stale, "second")
+    assert Repository.objects.get(pk=stale.pk).name == "second"
+    assert files_of(git_root / "alice" / "second.git") == ["README.md"]
+    assert not (git_root / "alice" / "first.git").exists()
+    assert api.get("/repos/alice/first").status_code == 301
+    assert api.get("/repos/alice/old").status_code == 301
+
+
+def test_deletions_racing_a_rename_or_each_other_count_once_and_remove_the_directory(
+    as_user, alice, git_root, django_capture_on_commit_callbacks
+):
+    api = as_user(alice)
+    create(api, "old", auto_init=True)
+    create(api, "kept")
+    # Two DELETEs read the repository, then a rename goes first.
+    stale, second = (Repository.objects.select_related("owner").get(name="old") for _ in "ab")
+    assert api.patch("/repos/alice/old", {"name": "renamed"}).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        repositories.delete_repo(stale)
+    assert not (git_root / "alice" / "renamed.git").exists()
+    assert Owner.objects.get(name="alice").num_repos == 1
+    # The second deletion finds it gone: it counts nothing out again.
+    repositories.delete_repo(second)
+    assert Owner.objects.get(name="alice").num_repos == 1
+    assert [p.name for p in (git_root / "alice").iterdir()] == ["kept.git"]
+
+
 def test_rename_conflicts_and_bad_names_are_422(as_user, alice):
     api = as_user(alice)
     create(api, "one")
@@ -243,6 +338,22 @@ def test_fork_follows_base_private(as_user, alice, bob):
     assert as_user(bob).patch("/repos/bob/base", {"private": True}).json()["private"] is False
     assert as_user(bob).post("/repos/alice/base/forks", {}).status_code == 409
     assert as_user().get("/repos/alice/base").json()["forks_count"] == 1
+
+
+def test_fork_of_a_public_repository_in_a_private_org_is_private(as_user, alice, bob):
+    # Gitea's ForkRepository: IsPrivate = base private || base owner's visibility private;
+    # a public fork would hand the code of a private organization to everybody.
+    org = as_user(alice).post("/orgs", {"username": "hidden", "visibility": "private"})
+    assert org.status_code == 201
+    assert (
+        create(as_user(alice), "code", path="/orgs/hidden/repos", auto_init=True).status_code == 201
+    )
+    fork = as_user(alice).post("/repos/hidden/code/forks", {})
+    assert fork.status_code == 202, fork.content
+    assert fork.json()["private"] is True
+    assert Repository.objects.get(owner__name="alice", name="code").private is True
+    assert as_user(bob).get("/repos/alice/code").status_code == 404
+    assert as_user().get("/repos/search?q=code").json()["data"] == []
 
 
 def test_edit_issue_units_external_tracker_and_defaults(as_user, alice):

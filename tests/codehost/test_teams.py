@@ -212,6 +212,31 @@ def test_team_read_rules(as_user, alice, bob, acme, admin):
     assert as_user(admin).get(f"/teams/{ops['id']}").status_code == 200
 
 
+def test_team_changes_by_non_owners_follow_gitea_route_order(as_user, alice, bob, acme):
+    # Gitea checks team membership for the whole /teams/{id} group first (an org member
+    # outside the team: 403 "Must be a team member"), then ownership (404 in a team route).
+    api = as_user(alice)
+    devs = make_team(api, name="devs", units=["repo.code"])
+    ops = make_team(api, name="ops", units=["repo.code"])
+    add_member(api, devs["id"], "bob")
+    carol = UserFactory(username="carol")
+    outsider = as_user(bob)
+    for method, path in (
+        ("put", f"/teams/{ops['id']}/members/bob"),
+        ("delete", f"/teams/{ops['id']}/members/alice"),
+        ("patch", f"/teams/{ops['id']}"),
+        ("delete", f"/teams/{ops['id']}"),
+    ):
+        response = getattr(outsider, method)(path, {} if method == "patch" else None)
+        assert response.status_code == 403, (method, path)
+        assert response.json()["message"] == "Must be a team member"
+        assert getattr(as_user(carol), method)(path).status_code == 404
+    assert outsider.put(f"/teams/{devs['id']}/members/carol").status_code == 404
+    assert outsider.delete(f"/teams/{devs['id']}").status_code == 404
+    assert Team.objects.filter(pk=ops["id"]).exists()
+    assert not TeamMember.objects.filter(team_id=ops["id"], user__name="bob").exists()
+
+
 def test_org_teams_list_is_paginated_by_name_without_organization(as_user, alice, acme):
     api = as_user(alice)
     for name in ["b", "a", "c", "d"]:

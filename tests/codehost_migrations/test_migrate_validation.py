@@ -226,6 +226,17 @@ def test_mirror_intervals_below_the_minimum_or_unparsable_are_422(
     assert_refused(response, 422, message)
 
 
+def test_a_mirror_interval_with_non_ascii_digits_is_422(admin_client, local_imports, source_repo):
+    # Go's time.ParseDuration reads ASCII digits only: "\u0663h" (Arabic-Indic three) is
+    # no duration, not three hours.
+    response = migrate(
+        admin_client, clone_addr=str(source_repo.path), mirror=True, mirror_interval="\u0663h"
+    )
+    assert response.status_code == 422, response.content
+    assert response.json()["message"].startswith("invalid mirror interval: time: invalid duration")
+    assert not Repository.objects.exists()
+
+
 def test_an_existing_name_is_409(alice, alice_client, local_imports, source_repo, settings):
     settings.CODEHOST_MIGRATIONS_ALLOWED_DOMAINS = ["*"]
     RepositoryFactory(owner=owner_of(alice), name="Demo")

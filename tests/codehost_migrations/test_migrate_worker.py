@@ -408,3 +408,53 @@ def test_files_that_appear_while_git_clones_give_409_and_stay(
     assert not Repository.objects.filter(name="late").exists()
     assert (theirs / "keep.txt").read_text() == "mine"
     assert files_under(clean_git_root / ".migrating") == []
+
+
+def test_deleting_a_repository_being_migrated_ends_its_migration(
+    admin_user, admin_client, local_imports, source_repo, clean_git_root
+):
+    # The caller waiting on the migration is answered at once, its waiting slot freed
+    # (it waited out CODEHOST_MIGRATION_WAIT_SECONDS before), and a worker that comes
+    # late leaves nothing behind.
+    task = migrations.start_migration(
+        admin_user,
+        migrations.MigrationRequest(clone_addr=str(source_repo.path), repo_name="gone"),
+        enqueue=lambda task_id: None,
+    )
+    assert admin_client.delete("/api/v1/repos/admin/gone").status_code == 204
+    task.refresh_from_db()
+    assert task.status == MigrationTask.Status.FAILED
+    assert task.error == "the repository was deleted while it was being migrated"
+    assert migrations.wait_for_migration(task, 600).status == MigrationTask.Status.FAILED
+    migration_worker.run_migration(task.pk)
+    task.refresh_from_db()
+    assert task.status == MigrationTask.Status.FAILED
+    assert not Repository.objects.filter(name="gone").exists()
+    assert not (clean_git_root / "admin" / "gone.git").exists()
+    assert files_under(clean_git_root / ".migrating") == []
+
+
+def test_a_repository_renamed_while_being_migrated_gets_its_clone_at_the_new_name(
+    admin_user, admin_client, local_imports, source_repo, clean_git_root, monkeypatch
+):
+    task = migrations.start_migration(
+        admin_user,
+        migrations.MigrationRequest(clone_addr=str(source_repo.path), repo_name="before"),
+        enqueue=lambda task_id: None,
+    )
+    clone = migration_worker.git.clone_mirror
+
+    def rename_then_clone(*args, **kwargs):
+        # The owner renames the repository while git clones (the worker read it before).
+        renamed = admin_client.patch("/api/v1/repos/admin/before", {"name": "after"}, format="json")
+        assert renamed.status_code == 200, renamed.content
+        return clone(*args, **kwargs)
+
+    monkeypatch.setattr(migration_worker.git, "clone_mirror", rename_then_clone)
+    migration_worker.run_migration(task.pk)
+    task.refresh_from_db()
+    assert task.status == MigrationTask.Status.SUCCEEDED
+    assert (clean_git_root / "admin" / "after.git" / "HEAD").is_file()
+    assert not (clean_git_root / "admin" / "before.git").exists()
+    repo = Repository.objects.get(name="after")
+    assert (repo.status, repo.is_empty) == (Repository.Status.READY, False)

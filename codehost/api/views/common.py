@@ -191,6 +191,14 @@ OWNER_REPOS = KeptList(
         )
     )
 )
+# GET /user/repos: see access.REACHED_SQL.
+REACHED_REPOS = KeptList(
+    lambda kind: repository_rows(
+        _visible(
+            Repository.objects.filter(access.reached_repos_condition(arg("me"))), kind
+        ).order_by("lower_name", "id")
+    )
+)
 FORKS = KeptList(
     lambda kind: repository_rows(
         _visible(

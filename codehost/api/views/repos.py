@@ -23,6 +23,7 @@ from codehost.api.views import search_rows
 from codehost.api.views.common import (
     FORKS,
     OWNER_REPOS,
+    REACHED_REPOS,
     render_repo,
     render_repos,
     render_user,
@@ -123,7 +124,7 @@ class UserReposView(GiteaViewMixin, APIView):
     )
     def get(self, request):
         kind = "anonymous" if self.actor.public_only else "everything"
-        return repos_page(self, OWNER_REPOS.rows(kind, owner=self.actor.owner.pk))
+        return repos_page(self, REACHED_REPOS.rows(kind, me=self.actor.owner.pk))
 
     @extend_schema(
         tags=TAGS,

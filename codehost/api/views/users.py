@@ -51,7 +51,7 @@ class AdminViewMixin(GiteaViewMixin):
         super().initial(request, *args, **kwargs)
         handled = hasattr(self, request.method.lower())
         if handled and not request.user.is_superuser:
-            raise Forbidden("You do not have permission to perform this action.")
+            raise Forbidden("user should be the site admin")
 
 
 class AdminUsersView(AdminViewMixin, APIView):
@@ -206,7 +206,7 @@ class OrgsView(GiteaViewMixin, APIView):
     )
     def get(self, request):
         orgs = access.visible_orgs(self.actor)
-        page = self.paginate(orgs.distinct().order_by("lower_name", "id"))
+        page = self.paginate(orgs.order_by("lower_name", "id"))
         return self.paginator.get_paginated_response([render_org(self.actor, o) for o in page])
 
     @extend_schema(
