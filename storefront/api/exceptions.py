@@ -15,6 +15,7 @@ from storefront.errors import (
     Invalid,
     InvalidGrant,
     Malformed,
+    Missing,
     NotInstalled,
     ScopeMissing,
     StorefrontError,
@@ -27,6 +28,7 @@ DOMAIN_STATUS = {
     Malformed.code: 400,
     ScopeMissing.code: 403,
     AlreadyExists.code: 409,
+    Missing.code: 404,
     # Raised by the owner's pages, commands and the OAuth token view, not by the store API;
     # listed so that every domain error has its answer here.
     NotInstalled.code: 404,

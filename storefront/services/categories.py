@@ -5,6 +5,7 @@ from django.db import transaction
 from storefront.errors import Invalid
 from storefront.models import Category, Store
 from storefront.services import catalog, events
+from storefront.services.locks import locked
 
 MAX_CATEGORIES = 5000
 
@@ -60,7 +61,7 @@ def update_category(category: Category, data: dict) -> Category:
             # moves at once each passed the ancestor check on the other's old parent and
             # then deadlocked on PostgreSQL's deferred foreign key checks (a 500).
             catalog.lock_store(store)
-        category = Category.objects.select_for_update().get(pk=category.pk)
+        category = locked(Category.objects, category.pk, "Category")
         for field in ("name", "description"):
             if field in data:
                 setattr(
@@ -88,5 +89,6 @@ def delete_category(category: Category) -> None:
     """Subcategories move up to the top level; products just lose the category."""
     store_id, pk = category.store_id, category.pk
     with transaction.atomic():
+        category = locked(Category.objects, pk, "Category")
         category.delete()
         events.emit(store_id, "category/deleted", pk)

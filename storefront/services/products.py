@@ -11,6 +11,7 @@ from storefront import images as image_files
 from storefront.errors import Invalid
 from storefront.models import Product, ProductImage, Store, Variant
 from storefront.services import catalog, categories, events, images, variants
+from storefront.services.locks import locked
 
 MAX_PRODUCTS = 100_000
 
@@ -75,7 +76,7 @@ def create_product(store: Store, data: dict) -> Product:
 def update_product(product: Product, data: dict) -> Product:
     store = product.store
     with transaction.atomic():
-        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        product = locked(Product.objects.select_related("store"), product.pk, "Product")
         for field in ("name", "description"):
             if field in data:
                 setattr(
@@ -109,6 +110,8 @@ def update_product(product: Product, data: dict) -> Product:
 def delete_product(product: Product) -> None:
     store_id, pk = product.store_id, product.pk
     with transaction.atomic():
+        # A second DELETE racing the first: 404 and one product/deleted, not two.
+        product = locked(Product.objects, pk, "Product")
         image_files.forget(store_id, list(product.images.values_list("src", flat=True)))
         product.delete()
         events.emit(store_id, "product/deleted", pk)

@@ -1,6 +1,9 @@
 """Scripts an app adds to its store's pages (each app sees and changes only its own)."""
 
+from django.db import transaction
+
 from storefront.models import App, Script, Store
+from storefront.services.locks import locked
 
 
 def create_script(store: Store, app: App, data: dict) -> Script:
@@ -14,12 +17,15 @@ def create_script(store: Store, app: App, data: dict) -> Script:
 
 
 def update_script(script: Script, data: dict) -> Script:
-    for field in ("src", "event", "where"):
-        if field in data:
-            setattr(script, field, data[field])
-    script.save()
+    with transaction.atomic():
+        script = locked(Script.objects, script.pk, "Script")
+        for field in ("src", "event", "where"):
+            if field in data:
+                setattr(script, field, data[field])
+        script.save()
     return script
 
 
 def delete_script(script: Script) -> None:
-    script.delete()
+    with transaction.atomic():
+        locked(Script.objects, script.pk, "Script").delete()

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from config import outbound
 from storefront.errors import AlreadyExists, Invalid, ScopeMissing
 from storefront.models import EVENTS, Installation, Webhook
+from storefront.services.locks import locked
 
 # Host names Tiendanube refuses as webhook targets, besides localhost.
 REFUSED_DOMAINS = ("localhost", "tiendanube.com", "nuvemshop.com.br")
@@ -90,7 +91,19 @@ def create_webhook(installation: Installation, *, url, event) -> Webhook:
 
 
 def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:
-    webhook.url = webhook.url if url is None else url
-    webhook.event = webhook.event if event is None else event
-    _validate(webhook.installation, webhook.url, webhook.event)
-    return _save(webhook)
+    """Checked before the row is locked (the url check may resolve a name: no network
+    call inside a transaction)."""
+    new_url = webhook.url if url is None else url
+    new_event = webhook.event if event is None else event
+    _validate(webhook.installation, new_url, new_event)
+    with transaction.atomic():
+        installation = webhook.installation
+        webhook = locked(Webhook.objects, webhook.pk, "Webhook")
+        webhook.installation = installation
+        webhook.url, webhook.event = new_url, new_event
+        return _save(webhook)
+
+
+def delete_webhook(webhook: Webhook) -> None:
+    with transaction.atomic():
+        locked(Webhook.objects, webhook.pk, "Webhook").delete()
