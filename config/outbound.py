@@ -39,8 +39,11 @@ def resolve(host: str) -> list[Address]:
 
 
 def embedded_ipv4(ip: Address) -> Address:
-    """The IPv4 address an IPv6 form stands for (::ffff:a.b.c.d, 6to4, Teredo, NAT64)."""
+    """The IPv4 address an IPv6 form stands for (::ffff:a.b.c.d, 6to4, Teredo, NAT64, and
+    the deprecated IPv4-compatible ::a.b.c.d, which Python's is_global calls global)."""
     if ip.version == 6:
+        if int(ip) >> 32 == 0:
+            return ipaddress.IPv4Address(int(ip))
         if ip.ipv4_mapped:
             return ip.ipv4_mapped
         if ip.sixtofour:

@@ -35,6 +35,10 @@ def _host_refused(host: str) -> bool:
 def url_errors(url) -> list[str]:
     if not isinstance(url, str) or not url.strip():
         return ["can't be blank"]
+    if any(char.isspace() or not char.isprintable() for char in url):
+        # Not a URL (RFC 3986 has no raw whitespace or control characters); urlsplit
+        # silently drops tabs and newlines, and no delivery could be made to it.
+        return ["invalid url specified"]
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port

@@ -77,6 +77,9 @@ def receiver():
         "[::ffff:7f00:1]",
         "[2002:7f00:1::]",
         "[64:ff9b::7f00:1]",
+        # IPv4-compatible (deprecated, reserved ::/96): Python calls it global.
+        "[::127.0.0.1]",
+        "[::a00:1]",
         "0.0.0.0",
         "0",
         "[::]",
