@@ -33,7 +33,11 @@ def create_product(store: Store, data: dict) -> Product:
     new_images = data.get("images", [])
     if len(new_images) > images.MAX_IMAGES:
         raise images.too_many_images()
-    with images.stored_sources(store.pk, new_images) as sources, transaction.atomic():
+    with (
+        categories.linking(store, data.get("categories", []), "categories"),
+        images.stored_sources(store.pk, new_images) as sources,
+        transaction.atomic(),
+    ):
         catalog.lock_store(store)
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
@@ -75,7 +79,7 @@ def create_product(store: Store, data: dict) -> Product:
 
 def update_product(product: Product, data: dict) -> Product:
     store = product.store
-    with transaction.atomic():
+    with categories.linking(store, data.get("categories", []), "categories"), transaction.atomic():
         product = locked(Product.objects.select_related("store"), product.pk, "Product")
         for field in ("name", "description"):
             if field in data:

@@ -5,6 +5,7 @@ import pytest
 from tests.storefront.factories import (
     CategoryFactory,
     InstallationFactory,
+    ProductFactory,
     ScriptFactory,
     issue_token,
 )
@@ -197,3 +198,74 @@ def test_concurrent_creates_never_share_a_handle(store):
     for thread in threads:
         thread.join(30)
     assert [handles["first"]["es"], handles["second"]["es"]] == ["race", "race-2"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("link", ["product", "subcategory", "product_update", "move"])
+def test_linking_to_a_category_deleted_meanwhile_is_422(store, monkeypatch, link):
+    """A product or subcategory linked to a category that another request deletes between
+    this one's check and its commit: PostgreSQL's deferred foreign key check failed at
+    commit, a 500 (seen through gunicorn: 9 of 15 rounds of create-under vs delete). It is
+    the 422 of a category that is not there. SQLite runs one writer at a time: there the
+    delete waits for the link and removes it."""
+    import threading
+
+    from django.db import connection
+
+    from storefront.errors import Invalid
+    from storefront.models import Category, Product
+    from storefront.services import categories, events, products
+
+    target, other = CategoryFactory(store=store), CategoryFactory(store=store)
+    product = ProductFactory(store=store)
+    paused, deleted, outcome = threading.Event(), threading.Event(), {}
+    real_emit = events.emit
+
+    def emit_then_wait(*args):
+        """The link is written, not committed: the other request deletes now."""
+        real_emit(*args)
+        paused.set()
+        deleted.wait(1)  # SQLite: the delete waits for this writer instead
+
+    def write_link():
+        monkeypatch.setattr(events, "emit", emit_then_wait)
+        try:
+            if link == "product":
+                products.create_product(store, {"name": {"es": "New"}, "categories": [target.pk]})
+            elif link == "product_update":
+                products.update_product(
+                    Product.objects.get(pk=product.pk), {"categories": [target.pk]}
+                )
+            elif link == "subcategory":
+                categories.create_category(store, {"name": {"es": "Child"}, "parent": target.pk})
+            else:
+                categories.update_category(Category.objects.get(pk=other.pk), {"parent": target.pk})
+            outcome["link"] = "linked"
+        except Invalid as error:
+            outcome["link"] = error.fields
+        except Exception as error:
+            outcome["link"] = repr(error)
+        finally:
+            paused.set()
+            connection.close()
+
+    def delete_target():
+        paused.wait(10)
+        try:
+            categories.delete_category(Category.objects.get(pk=target.pk))
+            outcome["delete"] = "deleted"
+        finally:
+            deleted.set()
+            connection.close()
+
+    threads = [threading.Thread(target=write_link), threading.Thread(target=delete_target)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    field = "categories" if link.startswith("product") else "parent"
+    assert outcome["delete"] == "deleted"
+    assert outcome["link"] in ("linked", {field: [f"Category {target.pk} does not exist"]})
+    assert not Category.objects.filter(pk=target.pk).exists()
+    assert not Product.categories.through.objects.filter(category_id=target.pk).exists()
+    assert not Category.objects.filter(parent_id=target.pk).exists()
