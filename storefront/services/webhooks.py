@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from config import outbound
-from storefront.errors import AlreadyExists, Invalid, ScopeMissing
+from storefront.errors import AlreadyExists, Invalid, NotInstalled, ScopeMissing
 from storefront.models import EVENTS, Installation, Webhook
 from storefront.services.locks import locked
 
@@ -91,7 +91,14 @@ def _save(webhook: Webhook) -> Webhook:
 
 def create_webhook(installation: Installation, *, url, event) -> Webhook:
     _validate(installation, url, event)
-    return _save(Webhook(installation=installation, url=url, event=event))
+    with transaction.atomic():
+        # Uninstalling locks the installation: a webhook written while that commits
+        # failed the foreign key check at commit, answered as a duplicate (409).
+        if Installation.objects.select_for_update().filter(pk=installation.pk).first() is None:
+            raise NotInstalled(
+                f"app {installation.app_id} is not installed in store {installation.store_id}"
+            )
+        return _save(Webhook(installation=installation, url=url, event=event))
 
 
 def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:

@@ -170,3 +170,54 @@ def test_admin_uninstall_of_an_installation_gone_meanwhile_is_no_error(client, m
     assert response.status_code == 200
     assert "Uninstalled 0 app(s)." in response.content.decode()
     assert not Installation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_script_or_webhook_created_while_the_app_is_uninstalled_does_not_outlive_it(
+    settings,
+):
+    """The request's token was checked, then the uninstall committed: the script was
+    stored for an app no longer installed (seen through gunicorn on PostgreSQL: 1 to 4 of
+    4 racing scripts kept, shown again after a reinstall) and the webhook failed the
+    foreign key check at commit, answered 409 as a duplicate."""
+    from storefront.errors import NotInstalled
+    from storefront.services import scripts, webhooks
+
+    settings.STOREFRONT_WEBHOOK_ALLOW_LOCALNETWORKS = True
+    installation = InstallationFactory()
+    store, app = installation.store, installation.app
+    as_checked = Installation.objects.select_related("store", "app").get(pk=installation.pk)
+    installations.uninstall(store.pk, app.pk)
+
+    with pytest.raises(NotInstalled):
+        scripts.create_script(
+            store, app, {"src": "https://app.example.com/w.js", "event": "onload"}
+        )
+    with pytest.raises(NotInstalled):
+        webhooks.create_webhook(as_checked, url="https://hooks.example.com/x", event="app/resumed")
+    assert not Script.objects.exists() and not Webhook.objects.exists()
+
+
+@pytest.mark.django_db
+def test_api_create_racing_the_uninstall_is_401(client, monkeypatch):
+    from storefront.services import scripts
+
+    installation = InstallationFactory()
+    api = StoreApi(client, installation.store_id, issue_token(installation))
+    real = scripts.create_script
+
+    def uninstalled_first(store, app, data):
+        installations.uninstall(store.pk, app.pk)
+        return real(store, app, data)
+
+    monkeypatch.setattr(scripts, "create_script", uninstalled_first)
+    response = api.post(
+        "scripts", {"src": "https://app.example.com/w.js", "event": "onload", "where": "store"}
+    )
+    assert response.status_code == 401
+    assert response.json() == {
+        "code": 401,
+        "message": "Unauthorized",
+        "description": "Invalid access token",
+    }
+    assert not Script.objects.exists()
