@@ -61,12 +61,9 @@ def create_product(store: Store, data: dict) -> Product:
             store, Product, catalog.filled(store, data.get("handle"), base=name)
         )
         product.save()
-        for position, (image, src) in enumerate(zip(new_images, sources, strict=True), start=1):
+        for position, (image, src) in enumerate(_in_position_order(new_images, sources), 1):
             ProductImage.objects.create(
-                product=product,
-                src=src,
-                position=image.get("position", position),
-                alt=image.get("alt", []),
+                product=product, src=src, position=position, alt=image.get("alt", [])
             )
         seen: list[list] = []
         for position, variant in enumerate(new_variants, start=1):
@@ -75,6 +72,17 @@ def create_product(store: Store, data: dict) -> Product:
         product.categories.set(chosen)
         events.emit(store.pk, "product/created", product.pk)
     return product
+
+
+def _in_position_order(new_images: list[dict], sources: list) -> list[tuple[dict, str]]:
+    """The images in the order that POSTing each to /images in turn gives them: a position
+    past the end is the end, an earlier one moves the others down (positions stay 1..n,
+    as the image endpoints keep them)."""
+    ordered: list[tuple[dict, str]] = []
+    for image, src in zip(new_images, sources, strict=True):
+        at = min(image.get("position", len(ordered) + 1), len(ordered) + 1)
+        ordered.insert(at - 1, (image, src))
+    return ordered
 
 
 def update_product(product: Product, data: dict) -> Product:
