@@ -44,7 +44,7 @@ def embedded_ipv4(ip: Address) -> Address:
     """The IPv4 address an IPv6 form stands for (::ffff:a.b.c.d, 6to4, Teredo, NAT64, and
     the deprecated IPv4-compatible ::a.b.c.d, which Python's is_global calls global)."""
     if ip.version == 6:
-        if int(ip) >> 32 == 0:
+        if int(ip) >> 32 == 0 and int(ip) > 1:  # :: and ::1 are IPv6's own
             return ipaddress.IPv4Address(int(ip))
         if ip.ipv4_mapped:
             return ip.ipv4_mapped
