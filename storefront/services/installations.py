@@ -38,9 +38,14 @@ def authorize(app: App, store: Store) -> str:
     """Install (or re-grant) the app in the store; a fresh authorization code to hand over."""
     code = secrets.token_hex(20)
     with transaction.atomic():
-        installation, created = Installation.objects.get_or_create(
-            store=store, app=app, defaults={"scopes": app.scopes}
-        )
+        # Locked as `uninstall` locks it: an uninstall meanwhile waits and takes the new
+        # code along (read unlocked, the code's foreign key failed at commit: a 500).
+        mine = Installation.objects.select_for_update().filter(store=store, app=app)
+        installation, created = mine.first(), False
+        if installation is None:
+            installation, created = Installation.objects.get_or_create(
+                store=store, app=app, defaults={"scopes": app.scopes}
+            )
         if not created and installation.scopes != app.scopes:
             installation.scopes = app.scopes
             installation.save(update_fields=["scopes", "updated_at"])
