@@ -72,10 +72,12 @@ def create_category(store: Store, data: dict) -> Category:
 def update_category(category: Category, data: dict) -> Category:
     store = category.store
     with linking(store, [data.get("parent")], "parent"), transaction.atomic():
-        if "parent" in data:
+        if "parent" in data or "handle" in data:
             # Moves within a store one at a time, the store's row first: two opposite
             # moves at once each passed the ancestor check on the other's old parent and
-            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500).
+            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500). A
+            # handle change takes the store too (unique_handles): first, as every catalog
+            # write does (category before store deadlocked with a move).
             catalog.lock_store(store)
         category = locked(Category.objects, category.pk, "Category")
         for field in ("name", "description"):

@@ -88,6 +88,11 @@ def _in_position_order(new_images: list[dict], sources: list) -> list[tuple[dict
 def update_product(product: Product, data: dict) -> Product:
     store = product.store
     with categories.linking(store, data.get("categories", []), "categories"), transaction.atomic():
+        if "handle" in data:
+            # unique_handles takes the store's row: first, as every catalog write does (a
+            # product before its store deadlocked with a category move, whose write bumps
+            # the revision of the products in it).
+            catalog.lock_store(store)
         product = locked(Product.objects.select_related("store"), product.pk, "Product")
         for field in ("name", "description"):
             if field in data:
