@@ -9,7 +9,9 @@ and then be answered differently for the connection (DNS rebinding).
 
 import ipaddress
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -39,8 +41,11 @@ def resolve(host: str) -> list[Address]:
 
 
 def embedded_ipv4(ip: Address) -> Address:
-    """The IPv4 address an IPv6 form stands for (::ffff:a.b.c.d, 6to4, Teredo, NAT64)."""
+    """The IPv4 address an IPv6 form stands for (::ffff:a.b.c.d, 6to4, Teredo, NAT64, and
+    the deprecated IPv4-compatible ::a.b.c.d, which Python's is_global calls global)."""
     if ip.version == 6:
+        if int(ip) >> 32 == 0 and int(ip) > 1:  # :: and ::1 are IPv6's own
+            return ipaddress.IPv4Address(int(ip))
         if ip.ipv4_mapped:
             return ip.ipv4_mapped
         if ip.sixtofour:
@@ -72,11 +77,43 @@ def checked_addresses(host: str, *, allow_local: bool) -> list[Address]:
     return addresses
 
 
+_cutoff = threading.local()
+
+
+@contextmanager
+def cut_off_after(seconds: float) -> Iterator[None]:
+    """Connections of `CheckedAdapter` that this thread reads an answer from inside the
+    block are shut down `seconds` after it began. A read timeout bounds each read only: an
+    endpoint sending one byte per read timeout (status line, headers, body) would hold the
+    thread for hours; once shut down, the read fails at once."""
+    sockets: list[socket.socket] = []
+    timer = threading.Timer(seconds, lambda: [_shut(sock) for sock in list(sockets)])
+    timer.daemon = True
+    _cutoff.sockets = sockets
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        _cutoff.sockets = None
+
+
+def _shut(sock: socket.socket) -> None:
+    with suppress(OSError):  # closed already
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 class _PinnedConnection:
     """A urllib3 connection that checks its host's addresses when it connects and connects
     to the first of them (TLS still verifies the certificate against the host name)."""
 
     allow_local: Callable[[], bool]
+
+    def getresponse(self, *args, **kwargs):
+        sockets = getattr(_cutoff, "sockets", None)
+        if sockets is not None and self.sock is not None:
+            sockets.append(self.sock)
+        return super().getresponse(*args, **kwargs)
 
     def _new_conn(self):
         name = self._dns_host

@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
 from storefront import models
+from storefront.errors import NotInstalled
 from storefront.services import installations, suspension, webhook_delivery
 
 
@@ -107,9 +108,14 @@ class InstallationAdmin(admin.ModelAdmin):
     def uninstall_apps(self, request, queryset):
         chosen = list(queryset)
         self.log_deletions(request, chosen)
+        done = 0
         for installation in chosen:
-            installations.uninstall(installation.store_id, installation.app_id)
-        self.message_user(request, f"Uninstalled {len(chosen)} app(s).")
+            try:
+                installations.uninstall(installation.store_id, installation.app_id)
+            except NotInstalled:
+                continue  # uninstalled meanwhile (the owner, another admin): nothing to undo
+            done += 1
+        self.message_user(request, f"Uninstalled {done} app(s).")
 
 
 @admin.register(models.AuthorizationCode)

@@ -46,6 +46,13 @@ class AlreadyExists(StorefrontError):
     code = "exists"
 
 
+class Missing(StorefrontError):
+    """The thing is not there (any more): deleted by a request that committed after this
+    one had read it."""
+
+    code = "missing"
+
+
 class NotInstalled(StorefrontError):
     """The app is not installed in the store."""
 

@@ -7,6 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from storefront.errors import NotInstalled
 from storefront.models import Installation
 from storefront.services import installations
 
@@ -25,8 +26,13 @@ def installed_apps(request):
         )
         if found is None:
             raise Http404("No such app installed in your stores")
-        installations.uninstall(found.store_id, found.app_id)
-        messages.success(request, f"{found.app.name} was uninstalled from {found.store}.")
+        try:
+            installations.uninstall(found.store_id, found.app_id)
+        except NotInstalled:
+            # A second click on Uninstall, racing the first: what it asked for is done.
+            messages.info(request, f"{found.app.name} was already uninstalled from {found.store}.")
+        else:
+            messages.success(request, f"{found.app.name} was uninstalled from {found.store}.")
         return redirect("storefront-installed-apps")
     rows = mine.select_related("app", "store").order_by("store_id", "app__name", "id")
     return render(request, "storefront/installed_apps.html", {"installations": rows})

@@ -6,6 +6,9 @@ step is one Lua script (atomic on the server, clocked by the server's TIME). Wit
 Redis (the embedded default, one machine) each bucket is a small file under
 `$DATA_DIR/ratelimit/`, read and rewritten under an exclusive `flock`: a few system
 calls, where a database row would make every API read a write (SQLite has one writer).
+
+A bucket holds at most its size: one filled under a larger STOREFRONT_RATE_LIMIT_SIZE
+counts as full, not as hours of drops to leak.
 """
 
 import fcntl
@@ -27,7 +30,7 @@ local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'level', 'at')
 local level = tonumber(state[1]) or 0
 local at = tonumber(state[2]) or now
-level = math.max(0, level - math.max(0, now - at) * leak)
+level = math.max(0, math.min(level, size) - math.max(0, now - at) * leak)
 local allowed = 0
 if level + 1 <= size then
   level = level + 1
@@ -105,7 +108,7 @@ def _take_file(path: Path, size: int, leak: float) -> tuple[bool, float]:
         # Read the clock only once the bucket is ours, so updates are in time order.
         now = time.time()
         level, at = _parse(os.pread(descriptor, RECORD_BYTES, 0), now)
-        level = max(level - max(now - at, 0.0) * leak, 0.0)
+        level = max(min(level, size) - max(now - at, 0.0) * leak, 0.0)
         allowed = level + 1 <= size
         if allowed:
             level += 1

@@ -77,20 +77,27 @@ def _post(session: requests.Session, claim_) -> tuple[int | None, str, int]:
     timeout = settings.STOREFRONT_WEBHOOK_TIMEOUT
     started = time.monotonic()
     try:
-        with session.post(
-            claim_.delivery.url,
-            data=body,
-            headers=headers,
-            timeout=(timeout, timeout),
-            allow_redirects=False,
-            stream=True,
-        ) as response:
+        # The timeouts bound each read; the cut-off the whole answer (a trickle).
+        with (
+            outbound.cut_off_after(attempt_limit()),
+            session.post(
+                claim_.delivery.url,
+                data=body,
+                headers=headers,
+                timeout=(timeout, timeout),
+                allow_redirects=False,
+                stream=True,
+            ) as response,
+        ):
             result = response.status_code, ""
             _drain(response)
     except requests.Timeout:
         result = None, f"no answer within {timeout} s"
     except (requests.RequestException, OSError) as error:
-        result = None, f"{type(error).__name__}: {error}"[:500]
+        if time.monotonic() - started >= attempt_limit():
+            result = None, "no complete answer within the attempt limit"
+        else:
+            result = None, f"{type(error).__name__}: {error}"[:500]
     return *result, int((time.monotonic() - started) * 1000)
 
 

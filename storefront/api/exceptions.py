@@ -10,11 +10,13 @@ from rest_framework.exceptions import APIException, ParseError
 from rest_framework.response import Response
 
 from config.exceptions import describe
+from storefront.api.authentication import INVALID_TOKEN
 from storefront.errors import (
     AlreadyExists,
     Invalid,
     InvalidGrant,
     Malformed,
+    Missing,
     NotInstalled,
     ScopeMissing,
     StorefrontError,
@@ -27,9 +29,12 @@ DOMAIN_STATUS = {
     Malformed.code: 400,
     ScopeMissing.code: 403,
     AlreadyExists.code: 409,
-    # Raised by the owner's pages, commands and the OAuth token view, not by the store API;
-    # listed so that every domain error has its answer here.
-    NotInstalled.code: 404,
+    Missing.code: 404,
+    # The calling app was uninstalled after its token was checked (a script or webhook
+    # created while the uninstall committed): its token is gone, as the next call finds.
+    NotInstalled.code: 401,
+    # Raised by the OAuth token view, which answers in its own format; listed so that
+    # every domain error has its answer here.
     InvalidGrant.code: 400,
 }
 
@@ -41,7 +46,8 @@ def tiendanube_error_body(status: int, description) -> dict:
 def tiendanube_exception_handler(exc, context):
     if isinstance(exc, StorefrontError):
         status = DOMAIN_STATUS[exc.code]
-        body = exc.fields or tiendanube_error_body(status, exc.message)
+        message = INVALID_TOKEN if isinstance(exc, NotInstalled) else exc.message
+        body = exc.fields or tiendanube_error_body(status, message)
         return Response(body, status=status)
     info = describe(exc, context)
     if isinstance(info.exc, ParseError):

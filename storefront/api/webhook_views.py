@@ -65,5 +65,5 @@ class WebhookDetailView(WebhookView):
         return self.answer(WEBHOOK, webhooks.update_webhook(self.webhook(), **data))
 
     def delete(self, request, store_id, webhook_id):
-        self.webhook().delete()
+        webhooks.delete_webhook(self.webhook())
         return Response({})

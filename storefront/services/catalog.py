@@ -18,8 +18,11 @@ def filled(store: Store, values: dict | None, base: dict | None = None) -> dict:
 def lock_store(store: Store) -> None:
     """Writes that check the store's other rows before adding theirs (handles, the product
     and category limits) run one at a time per store: two at once each saw the other's row
-    missing (PostgreSQL; SQLite's writes are serialized already)."""
-    Store.objects.select_for_update().filter(pk=store.pk).first()
+    missing (PostgreSQL; SQLite's writes are serialized already). FOR NO KEY UPDATE: as
+    exclusive among these writes, but not against the foreign key checks of rows naming
+    the store (a variant's write held its product and checked the store; a category move
+    held the store and, through the revision trigger, waited on the product: a deadlock)."""
+    Store.objects.select_for_update(no_key=True).filter(pk=store.pk).first()
 
 
 def unique_handles(store: Store, model, wanted: dict, exclude_pk=None) -> dict:

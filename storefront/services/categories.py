@@ -1,21 +1,38 @@
 """A store's categories: a tree (`parent`), with i18n names and unique handles."""
 
-from django.db import transaction
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import IntegrityError, transaction
 
 from storefront.errors import Invalid
 from storefront.models import Category, Store
 from storefront.services import catalog, events
+from storefront.services.locks import locked
 
 MAX_CATEGORIES = 5000
 
 
-def of_store(store: Store, ids: list[int]) -> list[Category]:
+def of_store(store: Store, ids: list[int], field: str = "categories") -> list[Category]:
     """The store's categories with these ids (a product's); an id of none is a field error."""
     found = {category.pk: category for category in store.categories.filter(pk__in=ids)}
     missing = [str(pk) for pk in dict.fromkeys(ids) if pk not in found]
     if missing:
-        raise Invalid(fields={"categories": [f"Category {', '.join(missing)} does not exist"]})
+        raise Invalid(fields={field: [f"Category {', '.join(missing)} does not exist"]})
     return list(found.values())
+
+
+@contextmanager
+def linking(store: Store, ids: list, field: str) -> Iterator[None]:
+    """Around a transaction that links to the categories `ids` (a product's categories, a
+    new parent). One deleted by a request that committed after this one read it fails the
+    deferred foreign key check at commit (PostgreSQL; a 500): that is the 422 of a category
+    that is not there."""
+    try:
+        yield
+    except IntegrityError:
+        of_store(store, [pk for pk in ids if pk is not None], field)
+        raise
 
 
 def _parent(store: Store, parent_id: int | None, category: Category | None = None):
@@ -33,7 +50,7 @@ def _parent(store: Store, parent_id: int | None, category: Category | None = Non
 
 
 def create_category(store: Store, data: dict) -> Category:
-    with transaction.atomic():
+    with linking(store, [data.get("parent")], "parent"), transaction.atomic():
         catalog.lock_store(store)
         if store.categories.count() >= MAX_CATEGORIES:
             raise Invalid(f"Store has reached maximum limit of {MAX_CATEGORIES} allowed categories")
@@ -54,13 +71,15 @@ def create_category(store: Store, data: dict) -> Category:
 
 def update_category(category: Category, data: dict) -> Category:
     store = category.store
-    with transaction.atomic():
-        if "parent" in data:
+    with linking(store, [data.get("parent")], "parent"), transaction.atomic():
+        if "parent" in data or "handle" in data:
             # Moves within a store one at a time, the store's row first: two opposite
             # moves at once each passed the ancestor check on the other's old parent and
-            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500).
+            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500). A
+            # handle change takes the store too (unique_handles): first, as every catalog
+            # write does (category before store deadlocked with a move).
             catalog.lock_store(store)
-        category = Category.objects.select_for_update().get(pk=category.pk)
+        category = locked(Category.objects, category.pk, "Category")
         for field in ("name", "description"):
             if field in data:
                 setattr(
@@ -88,5 +107,6 @@ def delete_category(category: Category) -> None:
     """Subcategories move up to the top level; products just lose the category."""
     store_id, pk = category.store_id, category.pk
     with transaction.atomic():
+        category = locked(Category.objects, pk, "Category")
         category.delete()
         events.emit(store_id, "category/deleted", pk)

@@ -7,9 +7,10 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from storefront import images as image_files
-from storefront.errors import Invalid
+from storefront.errors import Invalid, Missing
 from storefront.models import Product, ProductImage
 from storefront.services import catalog
+from storefront.services.locks import locked
 
 MAX_IMAGES = 250
 
@@ -50,7 +51,7 @@ def stored_sources(store_id: int, items: list[dict]):
 
 def create_image(product: Product, data: dict) -> ProductImage:
     with stored_sources(product.store_id, [data]) as (src,), transaction.atomic():
-        product = Product.objects.select_for_update().get(pk=product.pk)
+        product = locked(Product.objects, product.pk, "Product")
         if product.images.count() >= MAX_IMAGES:
             raise too_many_images()
         last = product.images.aggregate(last=Max("position"))["last"] or 0
@@ -67,9 +68,17 @@ def create_image(product: Product, data: dict) -> ProductImage:
 
 
 def update_image(image: ProductImage, data: dict) -> ProductImage:
-    store_id = image.product.store_id
+    # Read here (not image.product): the product may have been deleted since the view
+    # read the image.
+    found = Product.objects.filter(pk=image.product_id).values_list("store_id", flat=True)
+    store_id = found.first()
+    if store_id is None:
+        raise Missing("Product with such id does not exist")
     with stored_sources(store_id, [data]) as (src,), transaction.atomic():
-        product = Product.objects.select_for_update().get(pk=image.product_id)
+        product = locked(Product.objects, image.product_id, "Product")
+        # As it is now: its position may have moved, and saving the one the view read
+        # would insert it again if it was deleted.
+        image = locked(product.images, image.pk, "Image")
         if "position" in data and data["position"] != image.position:
             shift_images(product, image.position + 1, -1)
             last = product.images.exclude(pk=image.pk).aggregate(last=Max("position"))["last"]
@@ -87,7 +96,8 @@ def update_image(image: ProductImage, data: dict) -> ProductImage:
 
 def delete_image(image: ProductImage) -> None:
     with transaction.atomic():
-        product = Product.objects.select_for_update().get(pk=image.product_id)
+        product = locked(Product.objects, image.product_id, "Product")
+        image = locked(product.images, image.pk, "Image")
         image_files.forget(product.store_id, [image.src])
         image.delete()
         shift_images(product, image.position + 1, -1)

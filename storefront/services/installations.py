@@ -38,9 +38,14 @@ def authorize(app: App, store: Store) -> str:
     """Install (or re-grant) the app in the store; a fresh authorization code to hand over."""
     code = secrets.token_hex(20)
     with transaction.atomic():
-        installation, created = Installation.objects.get_or_create(
-            store=store, app=app, defaults={"scopes": app.scopes}
-        )
+        # Locked as `uninstall` locks it: an uninstall meanwhile waits and takes the new
+        # code along (read unlocked, the code's foreign key failed at commit: a 500).
+        mine = Installation.objects.select_for_update().filter(store=store, app=app)
+        installation, created = mine.first(), False
+        if installation is None:
+            installation, created = Installation.objects.get_or_create(
+                store=store, app=app, defaults={"scopes": app.scopes}
+            )
         if not created and installation.scopes != app.scopes:
             installation.scopes = app.scopes
             installation.save(update_fields=["scopes", "updated_at"])
@@ -56,6 +61,9 @@ def exchange_code(app: App, code: str) -> tuple[str, Installation]:
     """Trade a code for the installation's access token (replacing any previous one).
 
     The code is spent by one conditional UPDATE, so two racing exchanges get one token.
+    The installation is locked first, as `uninstall` does: an uninstall meanwhile waits
+    for the exchange, or has removed the code (deadlock otherwise: the uninstall held the
+    installation and waited on the code, the new token's foreign key on the installation).
     """
     now = timezone.now()
     with transaction.atomic():
@@ -64,6 +72,9 @@ def exchange_code(app: App, code: str) -> tuple[str, Installation]:
             .filter(code_hash=hash_token(code), installation__app=app)
             .first()
         )
+        if grant is not None:
+            locked = Installation.objects.select_for_update().filter(pk=grant.installation_id)
+            grant = grant if locked.first() is not None else None
         if grant is None or grant.used_at is not None:
             raise InvalidGrant("The authorization code is invalid")
         if grant.expires_at <= now:

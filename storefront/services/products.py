@@ -11,6 +11,7 @@ from storefront import images as image_files
 from storefront.errors import Invalid
 from storefront.models import Product, ProductImage, Store, Variant
 from storefront.services import catalog, categories, events, images, variants
+from storefront.services.locks import locked
 
 MAX_PRODUCTS = 100_000
 
@@ -32,7 +33,11 @@ def create_product(store: Store, data: dict) -> Product:
     new_images = data.get("images", [])
     if len(new_images) > images.MAX_IMAGES:
         raise images.too_many_images()
-    with images.stored_sources(store.pk, new_images) as sources, transaction.atomic():
+    with (
+        categories.linking(store, data.get("categories", []), "categories"),
+        images.stored_sources(store.pk, new_images) as sources,
+        transaction.atomic(),
+    ):
         catalog.lock_store(store)
         if Product.objects.filter(store=store).count() >= MAX_PRODUCTS:
             raise Invalid(f"Store has reached maximum limit of {MAX_PRODUCTS} allowed products")
@@ -56,12 +61,9 @@ def create_product(store: Store, data: dict) -> Product:
             store, Product, catalog.filled(store, data.get("handle"), base=name)
         )
         product.save()
-        for position, (image, src) in enumerate(zip(new_images, sources, strict=True), start=1):
+        for position, (image, src) in enumerate(_in_position_order(new_images, sources), 1):
             ProductImage.objects.create(
-                product=product,
-                src=src,
-                position=image.get("position", position),
-                alt=image.get("alt", []),
+                product=product, src=src, position=position, alt=image.get("alt", [])
             )
         seen: list[list] = []
         for position, variant in enumerate(new_variants, start=1):
@@ -72,10 +74,26 @@ def create_product(store: Store, data: dict) -> Product:
     return product
 
 
+def _in_position_order(new_images: list[dict], sources: list) -> list[tuple[dict, str]]:
+    """The images in the order that POSTing each to /images in turn gives them: a position
+    past the end is the end, an earlier one moves the others down (positions stay 1..n,
+    as the image endpoints keep them)."""
+    ordered: list[tuple[dict, str]] = []
+    for image, src in zip(new_images, sources, strict=True):
+        at = min(image.get("position", len(ordered) + 1), len(ordered) + 1)
+        ordered.insert(at - 1, (image, src))
+    return ordered
+
+
 def update_product(product: Product, data: dict) -> Product:
     store = product.store
-    with transaction.atomic():
-        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+    with categories.linking(store, data.get("categories", []), "categories"), transaction.atomic():
+        if "handle" in data:
+            # unique_handles takes the store's row: first, as every catalog write does (a
+            # product before its store deadlocked with a category move, whose write bumps
+            # the revision of the products in it).
+            catalog.lock_store(store)
+        product = locked(Product.objects.select_related("store"), product.pk, "Product")
         for field in ("name", "description"):
             if field in data:
                 setattr(
@@ -109,6 +127,8 @@ def update_product(product: Product, data: dict) -> Product:
 def delete_product(product: Product) -> None:
     store_id, pk = product.store_id, product.pk
     with transaction.atomic():
+        # A second DELETE racing the first: 404 and one product/deleted, not two.
+        product = locked(Product.objects, pk, "Product")
         image_files.forget(store_id, list(product.images.values_list("src", flat=True)))
         product.delete()
         events.emit(store_id, "product/deleted", pk)

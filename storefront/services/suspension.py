@@ -22,9 +22,12 @@ def _set(store_id: int, app_id: int | None, suspended: bool, reason: str) -> lis
     """Apply the change; the ids of the apps whose access changed (each told by webhook)."""
     now = timezone.now() if suspended else None
     with transaction.atomic():
-        store = Store.objects.select_for_update().get(pk=store_id)
+        # FOR NO KEY UPDATE: only flags change, so foreign key checks of rows written
+        # meanwhile (an uninstall's app/uninstalled delivery names the store) are not held
+        # up; with FOR UPDATE each waited on the other, a deadlock (PostgreSQL).
+        store = Store.objects.select_for_update(no_key=True).get(pk=store_id)
         installations = list(
-            Installation.objects.select_for_update().filter(store=store).order_by("id")
+            Installation.objects.select_for_update(no_key=True).filter(store=store).order_by("id")
         )
         if app_id is not None:
             installations = [item for item in installations if item.app_id == app_id]

@@ -15,6 +15,7 @@ from django.utils import timezone
 from storefront.errors import Invalid, Malformed
 from storefront.models import SKU_CONSTRAINT, Product, Store, Variant
 from storefront.services import catalog, events
+from storefront.services.locks import locked
 
 MAX_VARIANTS = 1000
 SKU_TAKEN = "has already been taken"
@@ -88,7 +89,7 @@ def save_variant(variant: Variant, data: dict, store: Store) -> Variant:
 
 def create_variant(product: Product, data: dict) -> Variant:
     with transaction.atomic():
-        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        product = locked(Product.objects.select_related("store"), product.pk, "Product")
         if product.variants.count() >= MAX_VARIANTS:
             raise too_many_variants()
         check_variant(product, data, [])
@@ -100,9 +101,9 @@ def create_variant(product: Product, data: dict) -> Variant:
 
 def update_variant(variant: Variant, data: dict) -> Variant:
     with transaction.atomic():
-        product = (
-            Product.objects.select_for_update().select_related("store").get(pk=variant.product_id)
-        )
+        product = locked(Product.objects.select_related("store"), variant.product_id, "Product")
+        # As it is now: saving the one the view read would insert it again if it was deleted.
+        variant = locked(product.variants, variant.pk, "Variant")
         check_variant(product, data, [], exclude_pk=variant.pk)
         variant = save_variant(variant, data, product.store)
         catalog.touch(product)
@@ -111,7 +112,8 @@ def update_variant(variant: Variant, data: dict) -> Variant:
 
 def delete_variant(variant: Variant) -> None:
     with transaction.atomic():
-        product = Product.objects.select_for_update().get(pk=variant.product_id)
+        product = locked(Product.objects, variant.product_id, "Product")
+        variant = locked(product.variants, variant.pk, "Variant")
         if product.variants.count() <= 1:
             raise Invalid("A product must have at least one variant")
         variant.delete()
@@ -131,7 +133,7 @@ def replace_variants(product: Product, items: list[dict]) -> list[Variant]:
         # The collection is the product's variants: no more than a product may have.
         raise too_many_variants()
     with transaction.atomic():
-        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        product = locked(Product.objects.select_related("store"), product.pk, "Product")
         store = product.store
         current = {
             _values_key(variant.values): variant for variant in product.variants.order_by("id")
@@ -168,7 +170,7 @@ def update_variants(product: Product, items: list[dict]) -> list[Variant]:
     if duplicates:
         raise Invalid(f"Duplicate variant ids: {', '.join(map(str, duplicates))}")
     with transaction.atomic():
-        product = Product.objects.select_for_update().select_related("store").get(pk=product.pk)
+        product = locked(Product.objects.select_related("store"), product.pk, "Product")
         variants = {variant.pk: variant for variant in product.variants.filter(pk__in=ids)}
         missing = [str(pk) for pk in ids if pk not in variants]
         if missing:
@@ -185,7 +187,7 @@ def change_stock(product: Product, action: str, value, variant_id=None) -> list[
     """`replace` sets the stock (null: not managed); `variation` adds to managed stock and
     never goes below zero. One UPDATE, so concurrent variations all count."""
     with transaction.atomic():
-        product = Product.objects.select_for_update().get(pk=product.pk)
+        product = locked(Product.objects, product.pk, "Product")
         variants = product.variants.all()
         if variant_id is not None:
             variants = variants.filter(pk=variant_id)

@@ -6,8 +6,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from config import outbound
-from storefront.errors import AlreadyExists, Invalid, ScopeMissing
+from storefront.errors import AlreadyExists, Invalid, NotInstalled, ScopeMissing
 from storefront.models import EVENTS, Installation, Webhook
+from storefront.services.locks import locked
 
 # Host names Tiendanube refuses as webhook targets, besides localhost.
 REFUSED_DOMAINS = ("localhost", "tiendanube.com", "nuvemshop.com.br")
@@ -34,6 +35,10 @@ def _host_refused(host: str) -> bool:
 def url_errors(url) -> list[str]:
     if not isinstance(url, str) or not url.strip():
         return ["can't be blank"]
+    if any(char.isspace() or not char.isprintable() for char in url):
+        # Not a URL (RFC 3986 has no raw whitespace or control characters); urlsplit
+        # silently drops tabs and newlines, and no delivery could be made to it.
+        return ["invalid url specified"]
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
@@ -86,11 +91,30 @@ def _save(webhook: Webhook) -> Webhook:
 
 def create_webhook(installation: Installation, *, url, event) -> Webhook:
     _validate(installation, url, event)
-    return _save(Webhook(installation=installation, url=url, event=event))
+    with transaction.atomic():
+        # Uninstalling locks the installation: a webhook written while that commits
+        # failed the foreign key check at commit, answered as a duplicate (409).
+        if Installation.objects.select_for_update().filter(pk=installation.pk).first() is None:
+            raise NotInstalled(
+                f"app {installation.app_id} is not installed in store {installation.store_id}"
+            )
+        return _save(Webhook(installation=installation, url=url, event=event))
 
 
 def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:
-    webhook.url = webhook.url if url is None else url
-    webhook.event = webhook.event if event is None else event
-    _validate(webhook.installation, webhook.url, webhook.event)
-    return _save(webhook)
+    """Checked before the row is locked (the url check may resolve a name: no network
+    call inside a transaction)."""
+    new_url = webhook.url if url is None else url
+    new_event = webhook.event if event is None else event
+    _validate(webhook.installation, new_url, new_event)
+    with transaction.atomic():
+        installation = webhook.installation
+        webhook = locked(Webhook.objects, webhook.pk, "Webhook")
+        webhook.installation = installation
+        webhook.url, webhook.event = new_url, new_event
+        return _save(webhook)
+
+
+def delete_webhook(webhook: Webhook) -> None:
+    with transaction.atomic():
+        locked(Webhook.objects, webhook.pk, "Webhook").delete()

@@ -6,6 +6,7 @@ loopback receivers, as in the worker's environment) is off by default, and refus
 
 Names under `.example.test` are answered by a stand-in DNS (a remote host's resolver)."""
 
+import ipaddress
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.db import transaction
 
+from config import outbound
 from storefront.models import Delivery, DeliveryAttempt, Webhook
 from storefront.services import events, webhook_delivery
 from tests.security.storefront_support import tenant
@@ -77,6 +79,9 @@ def receiver():
         "[::ffff:7f00:1]",
         "[2002:7f00:1::]",
         "[64:ff9b::7f00:1]",
+        # IPv4-compatible (deprecated, reserved ::/96): Python calls it global.
+        "[::127.0.0.1]",
+        "[::a00:1]",
         "0.0.0.0",
         "0",
         "[::]",
@@ -99,6 +104,18 @@ def test_local_addresses_in_every_spelling_are_refused_at_registration(client, s
         "url": ["invalid url specified: localhost and private addresses are not accepted"]
     }
     assert not Webhook.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("spelling", "judged_as"),
+    [("::127.0.0.1", "127.0.0.1"), ("::a00:1", "10.0.0.1"), ("::1", "::1"), ("::", "::")],
+)
+def test_ipv4_compatible_addresses_are_judged_by_their_ipv4(spelling, judged_as):
+    """::a.b.c.d carries an IPv4 address; ::1 and :: are IPv6's own loopback and
+    unspecified address (the code host's allow list tells loopback from private by it)."""
+    judged = outbound.embedded_ipv4(ipaddress.ip_address(spelling))
+    assert judged == ipaddress.ip_address(judged_as)
+    assert not outbound.is_public(ipaddress.ip_address(spelling))
 
 
 def test_a_name_resolving_to_a_public_address_is_accepted(client, strict, dns):

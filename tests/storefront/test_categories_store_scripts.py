@@ -5,6 +5,7 @@ import pytest
 from tests.storefront.factories import (
     CategoryFactory,
     InstallationFactory,
+    ProductFactory,
     ScriptFactory,
     issue_token,
 )
@@ -197,3 +198,165 @@ def test_concurrent_creates_never_share_a_handle(store):
     for thread in threads:
         thread.join(30)
     assert [handles["first"]["es"], handles["second"]["es"]] == ["race", "race-2"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("link", ["product", "subcategory", "product_update", "move"])
+def test_linking_to_a_category_deleted_meanwhile_is_422(store, monkeypatch, link):
+    """A product or subcategory linked to a category that another request deletes between
+    this one's check and its commit: PostgreSQL's deferred foreign key check failed at
+    commit, a 500 (seen through gunicorn: 9 of 15 rounds of create-under vs delete). It is
+    the 422 of a category that is not there. SQLite runs one writer at a time: there the
+    delete waits for the link and removes it."""
+    import threading
+
+    from django.db import connection
+
+    from storefront.errors import Invalid
+    from storefront.models import Category, Product
+    from storefront.services import categories, events, products
+
+    target, other = CategoryFactory(store=store), CategoryFactory(store=store)
+    product = ProductFactory(store=store)
+    paused, deleted, outcome = threading.Event(), threading.Event(), {}
+    real_emit = events.emit
+
+    def emit_then_wait(*args):
+        """The link is written, not committed: the other request deletes now."""
+        real_emit(*args)
+        paused.set()
+        deleted.wait(1)  # SQLite: the delete waits for this writer instead
+
+    def write_link():
+        monkeypatch.setattr(events, "emit", emit_then_wait)
+        try:
+            if link == "product":
+                products.create_product(store, {"name": {"es": "New"}, "categories": [target.pk]})
+            elif link == "product_update":
+                products.update_product(
+                    Product.objects.get(pk=product.pk), {"categories": [target.pk]}
+                )
+            elif link == "subcategory":
+                categories.create_category(store, {"name": {"es": "Child"}, "parent": target.pk})
+            else:
+                categories.update_category(Category.objects.get(pk=other.pk), {"parent": target.pk})
+            outcome["link"] = "linked"
+        except Invalid as error:
+            outcome["link"] = error.fields
+        except Exception as error:
+            outcome["link"] = repr(error)
+        finally:
+            paused.set()
+            connection.close()
+
+    def delete_target():
+        paused.wait(10)
+        try:
+            categories.delete_category(Category.objects.get(pk=target.pk))
+            outcome["delete"] = "deleted"
+        finally:
+            deleted.set()
+            connection.close()
+
+    threads = [threading.Thread(target=write_link), threading.Thread(target=delete_target)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    field = "categories" if link.startswith("product") else "parent"
+    assert outcome["delete"] == "deleted"
+    assert outcome["link"] in ("linked", {field: [f"Category {target.pk} does not exist"]})
+    assert not Category.objects.filter(pk=target.pk).exists()
+    assert not Product.categories.through.objects.filter(category_id=target.pk).exists()
+    assert not Category.objects.filter(parent_id=target.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("write", "first"),
+    [("category_handle", "write"), ("product_handle", "move"), ("variant", "move")],
+)
+def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
+    store, monkeypatch, write, first
+):
+    """A handle change locked its category, then the store (for the handles); a product
+    write locked the product and its store's row (FOR UPDATE through select_related); a
+    category move locked the store (FOR UPDATE, which also holds up foreign key checks),
+    then the category, whose write bumps its products' revision. Each waited on the other
+    and PostgreSQL failed one (an ERP-like sync racing 5 writes x 25 rounds: 28 to 66
+    failures, 500s). Now writes that take the store take it first, FOR NO KEY UPDATE, and
+    a product write locks the product's row alone. `first` runs until just before its
+    last lock, then waits for the other to block (or to finish)."""
+    import threading
+
+    from django.db import connection
+
+    from storefront.models import Category, Product, Variant
+    from storefront.services import catalog, categories, products, variants
+    from tests.storefront.factories import VariantFactory
+
+    moved_to = CategoryFactory(store=store)
+    category = CategoryFactory(store=store)
+    product = ProductFactory(store=store)
+    variant = VariantFactory(product=product)
+    product.categories.set([category])
+    paused, other_started, other_done = (threading.Event() for _ in range(3))
+    outcomes = {}
+    module, name = (catalog, "unique_handles") if first == "write" else (categories, "_parent")
+    real = getattr(module, name)
+
+    def pause_then_go_on(*args, **kwargs):
+        paused.set()
+        other_started.wait(10)
+        other_done.wait(1)  # the other runs now (or waits for this one)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, pause_then_go_on)
+
+    def run_write():
+        if write == "product_handle":
+            products.update_product(
+                Product.objects.select_related("store").get(pk=product.pk),
+                {"handle": {"es": "nuevo"}},
+            )
+        elif write == "category_handle":
+            categories.update_category(
+                Category.objects.select_related("store").get(pk=category.pk),
+                {"handle": {"es": "nueva"}},
+            )
+        else:
+            variants.update_variant(Variant.objects.get(pk=variant.pk), {"price": "3.00"})
+
+    def run_move():
+        categories.update_category(
+            Category.objects.select_related("store").get(pk=category.pk), {"parent": moved_to.pk}
+        )
+
+    def role(name, work, goes_first):
+        def run():
+            if not goes_first:
+                paused.wait(10)
+                other_started.set()
+            try:
+                work()
+                outcomes[name] = "done"
+            except Exception as error:
+                outcomes[name] = repr(error)
+            finally:
+                paused.set()
+                if not goes_first:
+                    other_done.set()
+                connection.close()
+
+        return threading.Thread(target=run)
+
+    threads = [
+        role("write", run_write, first == "write"),
+        role("move", run_move, first == "move"),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes == {"write": "done", "move": "done"}
+    assert Category.objects.get(pk=category.pk).parent_id == moved_to.pk

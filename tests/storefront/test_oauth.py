@@ -250,3 +250,117 @@ def test_token_lookup_is_one_query_and_brings_the_store_owner_and_app(
     assert installations.installation_for_token(token + "x") is None
     AccessToken.objects.filter(installation=installation).delete()
     assert installations.installation_for_token(token) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_uninstall_while_the_app_exchanges_its_code_is_no_deadlock(monkeypatch):
+    """The exchange spent the code and wrote the first token, the uninstall then locked the
+    installation and waited on the code; the token's foreign key check at commit waited on
+    the installation: PostgreSQL's deadlock detection failed one of them (26 of 40 racing
+    rounds, either side a 500). Both now take the installation first: the uninstall
+    waits, then removes the new token with the installation."""
+    from django.db import connection
+
+    from storefront.models import AccessToken
+
+    installation = InstallationFactory()
+    code = installations.authorize(installation.app, installation.store)
+    written, outcomes = threading.Event(), {}
+    real = AccessToken.objects.update_or_create
+
+    def write_token_then_wait(*args, **kwargs):
+        found = real(*args, **kwargs)
+        written.set()
+        outcomes["uninstall started"] = uninstalling.wait(10)
+        done.wait(1)  # the uninstall runs now (or waits for this exchange)
+        return found
+
+    uninstalling, done = threading.Event(), threading.Event()
+    monkeypatch.setattr(AccessToken.objects, "update_or_create", write_token_then_wait)
+
+    def exchange():
+        try:
+            installations.exchange_code(installation.app, code)
+            outcomes["exchange"] = "token"
+        except Exception as error:
+            outcomes["exchange"] = repr(error)
+        finally:
+            written.set()
+            connection.close()
+
+    def uninstall():
+        written.wait(10)
+        uninstalling.set()
+        try:
+            installations.uninstall(installation.store_id, installation.app_id)
+            outcomes["uninstall"] = "uninstalled"
+        except Exception as error:
+            outcomes["uninstall"] = repr(error)
+        finally:
+            done.set()
+            connection.close()
+
+    threads = [threading.Thread(target=exchange), threading.Thread(target=uninstall)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes == {
+        "uninstall started": True,
+        "exchange": "token",
+        "uninstall": "uninstalled",
+    }
+    assert not Installation.objects.exists() and not AccessToken.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_uninstall_while_the_owner_authorizes_again_is_no_error(monkeypatch):
+    """The consent (or its skip) read the installation, the uninstall then deleted it and
+    committed, and the new code's foreign key failed at commit: a 500 on the authorize page
+    (24 of 40 racing rounds on PostgreSQL). The installation is locked as the uninstall
+    locks it: the uninstall waits and takes the new code with it."""
+    from django.db import connection
+
+    installation = InstallationFactory()
+    written, uninstalling, done = (threading.Event() for _ in range(3))
+    outcomes = {}
+    real = AuthorizationCode.objects.create
+
+    def write_code_then_wait(*args, **kwargs):
+        found = real(*args, **kwargs)
+        written.set()
+        uninstalling.wait(10)
+        done.wait(1)  # the uninstall runs now (or waits for this authorization)
+        return found
+
+    monkeypatch.setattr(AuthorizationCode.objects, "create", write_code_then_wait)
+
+    def authorize():
+        try:
+            installations.authorize(installation.app, installation.store)
+            outcomes["authorize"] = "code"
+        except Exception as error:
+            outcomes["authorize"] = repr(error)
+        finally:
+            written.set()
+            connection.close()
+
+    def uninstall():
+        written.wait(10)
+        uninstalling.set()
+        try:
+            installations.uninstall(installation.store_id, installation.app_id)
+            outcomes["uninstall"] = "uninstalled"
+        except Exception as error:
+            outcomes["uninstall"] = repr(error)
+        finally:
+            done.set()
+            connection.close()
+
+    threads = [threading.Thread(target=authorize), threading.Thread(target=uninstall)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes == {"authorize": "code", "uninstall": "uninstalled"}
+    assert not Installation.objects.exists() and not AuthorizationCode.objects.exists()

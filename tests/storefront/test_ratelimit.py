@@ -67,6 +67,21 @@ def test_full_bucket_is_429_with_headers_and_leaks_back(api, installation, backe
 
 
 @pytest.mark.django_db
+def test_a_bucket_fuller_than_a_smaller_size_holds_no_more_than_the_size(
+    api, installation, backend, settings
+):
+    """The operator lowers STOREFRONT_RATE_LIMIT_SIZE (or a bucket was filled under a
+    larger one): a level of 6,800 drops kept the app out for 56 minutes (seen on the
+    running server after 400 -> 40). A bucket holds at most its size: empty in size/leak."""
+    set_level(backend, settings, installation, 6800, seconds_ago=0)
+    refused = api.get("products")
+    assert refused.status_code == 429
+    assert int(refused["X-Rate-Limit-Reset"]) <= 40 / 2 * 1000
+    set_level(backend, settings, installation, 6800, seconds_ago=0.6)
+    assert api.get("products").status_code == 200  # 40 - 1.2 leaked: room for one
+
+
+@pytest.mark.django_db
 def test_each_app_of_a_store_has_its_own_bucket(api, installation, backend, settings, client):
     set_level(backend, settings, installation, 40, seconds_ago=0)
     other = InstallationFactory(store=installation.store)

@@ -246,6 +246,30 @@ def test_product_created_with_an_attached_image(api, settings):
     assert src.startswith(f"{settings.EXTERNAL_URL}/media/storefront/") and src.endswith(".png")
 
 
+def test_images_created_with_their_product_get_positions_1_to_n(api):
+    """As if each were POSTed to /images in turn (a position past the end is the end; an
+    earlier one moves the others down). Given positions were stored as sent: [7, 7, -]
+    became 7, 7, 3, and later image writes shifted from there (two images at 6)."""
+
+    def src(name):
+        return f"https://cdn.example.com/{name}.jpg"
+
+    images = [{"src": src("a"), "position": 7}, {"src": src("b"), "position": 7}]
+    images += [{"src": src("c")}, {"src": src("d"), "position": 1}]
+    created = api.post("products", {"name": "x", "images": images}).json()
+    by_position = sorted((image["position"], image["src"]) for image in created["images"])
+    assert by_position == [(1, src("d")), (2, src("a")), (3, src("b")), (4, src("c"))]
+    product = created["id"]
+    first = next(image["id"] for image in created["images"] if image["position"] == 1)
+    assert api.delete(f"products/{product}/images/{first}").status_code == 200
+    listed = api.get(f"products/{product}/images").json()
+    assert [(image["position"], image["src"]) for image in listed] == [
+        (1, src("a")),
+        (2, src("b")),
+        (3, src("c")),
+    ]
+
+
 @pytest.mark.parametrize(
     ("attachment", "message"),
     [

@@ -2,6 +2,8 @@
 them in parallel and records each result on its own delivery."""
 
 import json
+import socket
+import threading
 
 import pytest
 from celery.signals import before_task_publish
@@ -120,3 +122,60 @@ def test_posts_reuse_a_keep_alive_connection(receiver, insecure_webhooks):
         claim = webhook_delivery.Claim(delivery=due, attempt_id=0)
         assert webhook_posts._post(session, claim)[:2] == (200, "")
     assert len({item.client_port for item in receiver.at("/kept")}) == 1
+
+
+def trickler(head: bytes):
+    """A loopback endpoint that sends `head` at once, then one byte every 50 ms for as
+    long as the client listens: each read gets a byte well within its read timeout."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def answer():
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            try:
+                connection.sendall(head)
+                while not done.wait(0.05):
+                    connection.sendall(b"x")
+            except OSError:
+                pass  # the client cut the connection
+
+    threading.Thread(target=answer, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/hook", done, listener
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n",  # the body, 1 MB
+        b"HTTP/1.1 200 OK\r\nX-Slow: ",  # a header that never ends
+    ],
+    ids=["body", "headers"],
+)
+def test_a_trickling_answer_is_cut_at_the_attempt_limit(insecure_webhooks, settings, head):
+    """A receiver answering one byte per read timeout held its POST's thread for hours
+    (64 kB of body, or 100 headers of 64 kB, at 3 s a byte): each late batch left up to
+    10 threads and sockets behind in the worker, one more set per retry. The whole POST,
+    answer included, now ends at the attempt limit."""
+    settings.STOREFRONT_WEBHOOK_TIMEOUT = 0.2
+    url, done, listener = trickler(head)
+    due = webhook_delivery.Due(
+        *(1, Delivery.PENDING, 1, timezone.now(), None, "product/updated"),
+        *(url, '{"id": 1}', "secret", False, True, False),
+    )
+    claim = webhook_delivery.Claim(delivery=due, attempt_id=0)
+    session = webhook_posts._Sender().session
+    result = []
+    post = threading.Thread(target=lambda: result.append(webhook_posts._post(session, claim)))
+    try:
+        post.start()
+        post.join(webhook_posts.attempt_limit() + 0.5)
+        assert not post.is_alive(), "the POST still reads the trickle"
+    finally:
+        done.set()
+        listener.close()
+        post.join()
+    ((status, _, duration_ms),) = result
+    assert status in (200, None)
+    assert duration_ms < webhook_posts.attempt_limit() * 1000 + 500

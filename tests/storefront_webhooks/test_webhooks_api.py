@@ -43,6 +43,13 @@ def test_create_returns_the_webhook(api):
         "ftp://app.example.com/hooks",
         "not a url",
         "https://app.example.com:99999/x",
+        # Whitespace and control characters: no request can be made to these (they were
+        # stored, and every delivery failed for 48 hours).
+        "https://app example.com/hooks",
+        "https://app.example.com/my hooks",
+        "https://app.example.com/hooks\nX-Injected: 1",
+        "https://app.example.com/\thooks",
+        "https://app.example.com/hooks\x7f",
     ],
 )
 def test_insecure_or_local_urls_are_422(api, url):
