@@ -28,6 +28,34 @@ class AccountAdmin(UserAdmin):
     ]
     list_filter = ["is_active", "is_staff", "is_superuser", "date_joined", "last_login"]
     actions = ["disable_accounts", "enable_accounts", "reset_passwords"]
+    # Who holds these holds every right: only a superuser grants them.
+    GRANTING_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
+
+    # A staff account that may edit accounts is not a superuser for that: it grants no
+    # rights (not even to itself) and cannot edit, reset or disable a superuser's account,
+    # else the password reset shown to it would sign it in as that superuser.
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        if request.user.is_superuser:
+            return fields
+        return [*fields, *self.GRANTING_FIELDS]
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_action_queryset(self, request, queryset):
+        """The selected accounts an action may touch: a superuser's only for a superuser."""
+        if request.user.is_superuser or not queryset.filter(is_superuser=True).exists():
+            return queryset
+        self.message_user(request, "Superuser accounts were left unchanged.", messages.WARNING)
+        return queryset.filter(is_superuser=False)
 
     def get_deleted_objects(self, objs, request):
         # What an account still owns in any service blocks its deletion, as a protected
@@ -40,7 +68,9 @@ class AccountAdmin(UserAdmin):
                 f"{user.get_username()}: {holding.message} ({holding.service})"
                 for holding in account_deletion.holdings(user)
             )
-        return deleted, counts, set(), protected
+        # The accounts themselves still need the permission (a superuser's, a superuser).
+        refused = any(not self.has_delete_permission(request, user) for user in objs)
+        return deleted, counts, {self.opts.verbose_name} if refused else set(), protected
 
     def delete_model(self, request, obj):
         # The same operation as Harbor's and Gitea's user deletion (config.account_deletion).
@@ -61,8 +91,12 @@ class AccountAdmin(UserAdmin):
             # Unticking "Active" is a disable like the action's: sessions and tokens go.
             accounts.disable_accounts([obj])
 
-    @admin.action(description="Disable the accounts in all three services (tokens revoked)")
+    @admin.action(
+        description="Disable the accounts in all three services (tokens revoked)",
+        permissions=["change"],
+    )
     def disable_accounts(self, request, queryset):
+        queryset = self.get_action_queryset(request, queryset)
         users = [user for user in queryset if user.pk != request.user.pk]
         accounts.disable_accounts(users)
         count = record(self, request, users, "Disabled the account in every service.")
@@ -70,16 +104,16 @@ class AccountAdmin(UserAdmin):
         if len(users) < queryset.count():
             self.message_user(request, "Your own account was left enabled.", messages.WARNING)
 
-    @admin.action(description="Enable the accounts again")
+    @admin.action(description="Enable the accounts again", permissions=["change"])
     def enable_accounts(self, request, queryset):
-        users = list(queryset)
+        users = list(self.get_action_queryset(request, queryset))
         accounts.enable_accounts(users)
         count = record(self, request, users, "Enabled the account.")
         self.message_user(request, f"Enabled {count} account(s).", messages.SUCCESS)
 
-    @admin.action(description="Reset the password (a new one, shown once)")
+    @admin.action(description="Reset the password (a new one, shown once)", permissions=["change"])
     def reset_passwords(self, request, queryset):
-        for user in queryset:
+        for user in self.get_action_queryset(request, queryset):
             password = accounts.reset_password(user)
             record(self, request, [user], "Reset the password.")
             # Shown once to the administrator, who hands it over; never logged.

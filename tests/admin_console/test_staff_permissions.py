@@ -1,0 +1,152 @@
+"""A staff account that is not a superuser holds only the permissions it was given: reading
+a list runs none of its actions, and editing accounts never reaches superuser rights."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from codehost.models import Mirror
+from storefront.models import Delivery, Installation, Store
+from tests.admin_console.conftest import STAFF_PASSWORD
+from tests.admin_console.test_actions import act, failed_delivery
+from tests.codehost.factories import OrgFactory, owner_of
+from tests.codehost_migrations.factories import MirrorFactory
+from tests.storefront.factories import InstallationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def staff_with(client, *codenames: str):
+    """A signed-in staff account (not a superuser) holding exactly these permissions."""
+    user = get_user_model().objects.create_user(
+        "helpdesk", "helpdesk@example.com", STAFF_PASSWORD, is_staff=True
+    )
+    for codename in codenames:
+        app_label, name = codename.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=name)
+        )
+    client.force_login(user)
+    return user
+
+
+def test_a_reader_of_accounts_cannot_reset_a_superusers_password(client, operator):
+    staff_with(client, "auth.view_user")
+    page = act(client, "auth/user", "reset_passwords", [operator]).content.decode()
+    assert "New password of" not in page
+    operator.refresh_from_db()
+    assert operator.check_password(STAFF_PASSWORD)
+    act(client, "auth/user", "disable_accounts", [operator])
+    operator.refresh_from_db()
+    assert operator.is_active
+
+
+def test_readers_of_the_other_lists_run_none_of_their_actions(client, operator):
+    staff_with(
+        client,
+        "storefront.view_store",
+        "storefront.view_installation",
+        "storefront.view_delivery",
+        "codehost.view_mirror",
+        "codehost.view_owner",
+    )
+    installation = InstallationFactory()
+    act(client, "storefront/store", "suspend_stores", [installation.store])
+    act(client, "storefront/installation", "uninstall_apps", [installation])
+    assert Store.objects.get(pk=installation.store_id).suspended_at is None
+    assert Installation.objects.filter(pk=installation.pk).exists()
+    failed = failed_delivery()
+    act(client, "storefront/delivery", "retry_now", [failed])
+    failed.refresh_from_db()
+    assert failed.status == Delivery.FAILED
+    mirror = MirrorFactory(repo__owner=OrgFactory(name="mirrors"), repo__name="m")
+    act(client, "codehost/mirror", "sync_now", [mirror])
+    mirror.refresh_from_db()
+    assert mirror.sync_state == Mirror.SyncState.IDLE
+    act(client, "codehost/owner", "require_password_change", [owner_of(operator)])
+    assert not owner_of(operator).must_change_password
+
+
+def test_an_operator_given_the_change_permission_runs_the_action(client):
+    staff_with(client, "storefront.view_delivery", "storefront.change_delivery")
+    failed = failed_delivery()
+    page = act(client, "storefront/delivery", "retry_now", [failed]).content.decode()
+    assert "Queued 1 delivery(ies) again." in page
+
+
+def test_an_editor_of_accounts_cannot_make_itself_a_superuser(client, operator):
+    helpdesk = staff_with(client, "auth.view_user", "auth.change_user")
+    page = client.get(f"/admin/auth/user/{helpdesk.pk}/change/")
+    form = page.context["adminform"].form
+    assert "is_superuser" not in form.fields
+    assert "user_permissions" not in form.fields
+    data = {
+        "username": "helpdesk",
+        "email": "helpdesk@example.com",
+        "is_active": "on",
+        "is_staff": "on",
+        "is_superuser": "on",
+        "user_permissions": [p.pk for p in Permission.objects.all()],
+        "date_joined_0": helpdesk.date_joined.strftime("%Y-%m-%d"),
+        "date_joined_1": helpdesk.date_joined.strftime("%H:%M:%S"),
+    }
+    answer = client.post(f"/admin/auth/user/{helpdesk.pk}/change/", data)
+    assert answer.status_code == 302
+    helpdesk.refresh_from_db()
+    assert not helpdesk.is_superuser
+    assert helpdesk.user_permissions.count() == 2
+
+
+def test_an_editor_of_accounts_cannot_take_over_a_superuser(client, operator):
+    staff_with(client, "auth.view_user", "auth.change_user")
+    page = act(client, "auth/user", "reset_passwords", [operator]).content.decode()
+    assert "New password of" not in page
+    operator.refresh_from_db()
+    assert operator.check_password(STAFF_PASSWORD)
+    answer = client.post(
+        f"/admin/auth/user/{operator.pk}/password/",
+        {"password1": "Taken-0ver-pw", "password2": "Taken-0ver-pw", "usable_password": "true"},
+    )
+    assert answer.status_code == 403
+    operator.refresh_from_db()
+    assert operator.check_password(STAFF_PASSWORD)
+    answer = client.post(
+        f"/admin/auth/user/{operator.pk}/change/",
+        {"username": "operator", "email": "mine@evil.example", "is_active": "on"},
+    )
+    operator.refresh_from_db()
+    assert operator.email == "operator@example.com"
+
+
+def test_an_account_deleter_cannot_delete_a_superuser(client, operator, bystander):
+    staff_with(client, "auth.view_user", "auth.delete_user")
+    answer = client.post(
+        "/admin/auth/user/",
+        {"action": "delete_selected", "_selected_action": [operator.pk], "post": "yes"},
+    )
+    assert answer.status_code == 403
+    assert (
+        client.post(f"/admin/auth/user/{operator.pk}/delete/", {"post": "yes"}).status_code == 403
+    )
+    assert get_user_model().objects.filter(pk=operator.pk).exists()
+    answer = client.post(f"/admin/auth/user/{bystander.pk}/delete/", {"post": "yes"})
+    assert answer.status_code == 302
+    assert not get_user_model().objects.filter(pk=bystander.pk).exists()
+
+
+def test_an_account_adder_adds_an_account_without_rights(client):
+    staff_with(client, "auth.view_user", "auth.add_user", "auth.change_user")
+    assert client.get("/admin/auth/user/add/").status_code == 200
+    answer = client.post(
+        "/admin/auth/user/add/",
+        {
+            "username": "newcomer",
+            "password1": "Newc0mer-pass",
+            "password2": "Newc0mer-pass",
+            "usable_password": "true",
+            "is_superuser": "on",
+        },
+    )
+    assert answer.status_code == 302
+    newcomer = get_user_model().objects.get(username="newcomer")
+    assert not newcomer.is_superuser and not newcomer.is_staff
