@@ -61,7 +61,8 @@ def gitea_exception_handler(exc, context):
             status, message = 422, f"[]: {message}"
     if status == 500:
         request = context.get("request")
-        user = getattr(request, "user", None)
+        # The signed-in user if authentication finished (it may be what failed).
+        user = vars(request).get("_user") if request is not None else None
         # Gitea hides 500 details from everybody but site admins; we log them instead.
         message = "" if not getattr(user, "is_superuser", False) else message
     return Response(gitea_error_body(status, message), status=status, headers=headers)

@@ -102,6 +102,14 @@ class TooManyRequests(DistributionError):
     status, code, message = 429, "TOOMANYREQUESTS", "too many requests"
 
 
+class TooManyParameters(DistributionError):
+    """More query parameters than Django reads (DATA_UPLOAD_MAX_NUMBER_FIELDS): the
+    specification has no code for a request refused as a whole, UNSUPPORTED is its
+    nearest."""
+
+    status, code, message = 400, "UNSUPPORTED", "too many parameters"
+
+
 class RouteUnknown(DistributionError):
     """A path that is no route of the API (as Harbor words it)."""
 
