@@ -7,6 +7,10 @@ from registry.distribution.views import TokenView
 from storefront import images as storefront_images
 from storefront.api.base import TiendanubeUnknownPathView
 
+# Django's own 400 and 500 answers in the error format of the service asked for.
+handler400 = "config.error_pages.bad_request"
+handler500 = "config.error_pages.server_error"
+
 urlpatterns = [
     # git smart HTTP: /{owner}/{repo}.git/... First, so that owners named like another
     # prefix (the default account "admin", "apps", "media"...) keep their git URLs; no

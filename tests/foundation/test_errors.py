@@ -186,3 +186,53 @@ def test_too_many_form_fields_in_a_body_are_refused_not_500(client, admin_user):
     )
     assert response.status_code == 400
     assert response.json()["message"] == "too many parameters"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "check"),
+    [
+        (
+            "/api/v2.0/projects",
+            lambda body: body == {"errors": [{"code": "BAD_REQUEST", "message": "bad request"}]},
+        ),
+        ("/api/v1/version", lambda body: body["message"] == "bad request" and "url" in body),
+        ("/v1/7/products", lambda body: body["code"] == 400 and body["message"] == "Bad Request"),
+        ("/v2/", lambda body: body["errors"][0]["code"] == "UNSUPPORTED"),
+        ("/service/token", lambda body: body["errors"][0]["code"] == "UNSUPPORTED"),
+    ],
+)
+def test_a_host_not_allowed_is_refused_in_the_services_format(client, path, check):
+    """Django refuses the Host before any view (CommonMiddleware): its 400 is the service's
+    error body, not Django's HTML page."""
+    response = client.get(path, HTTP_HOST="elsewhere.example")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/json")
+    assert check(response.json())
+
+
+def test_a_host_not_allowed_elsewhere_keeps_django_s_page(client):
+    response = client.get("/accounts/login/", HTTP_HOST="elsewhere.example")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        (
+            "/api/v2.0/projects",
+            b'{"errors":[{"code":"UNKNOWN","message":"internal server error"}]}',
+        ),
+        ("/v1/7/products", b'{"code":500,"message":"Internal Server Error","description":null}'),
+    ],
+)
+def test_django_s_own_500_is_in_the_services_format(rf, path, body):
+    """A crash outside the views (in middleware) is answered by the root URLconf's
+    handler500."""
+    from django.urls import get_resolver
+
+    response = get_resolver().resolve_error_handler(500)(rf.get(path))
+    assert (response.status_code, response.content) == (500, body)
+    page = get_resolver().resolve_error_handler(500)(rf.get("/admin/"))
+    assert page["Content-Type"].startswith("text/html")
