@@ -325,11 +325,21 @@ class UnknownView(DistributionView):
         return response
 
 
+@method_decorator(csrf_exempt, name="dispatch")
 class TokenView(View):
     """`GET /service/token`: a Bearer token granting what the caller's roles allow.
 
     Basic credentials are optional (anonymous gets public pulls); wrong ones are 401.
+    Any other method is 405, as Harbor's token service has only GET: containerd POSTs its
+    credentials first (OAuth's password grant) and falls back to GET on a 405, not on the
+    403 a CSRF check would give.
     """
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        error = Unsupported(
+            f"method {request.method} is not allowed here", headers={"Allow": "GET, HEAD"}
+        )
+        return error_response(error)
 
     def get(self, request):
         try:
