@@ -3,7 +3,8 @@ delete (config.account_deletion: refused while the account owns things anywhere)
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
@@ -13,6 +14,7 @@ from config.admin_tools import record
 User = get_user_model()
 
 admin.site.unregister(User)
+admin.site.unregister(Group)
 
 
 @admin.register(User)
@@ -120,3 +122,13 @@ class AccountAdmin(UserAdmin):
             self.message_user(
                 request, f"New password of {user.get_username()}: {password}", messages.INFO
             )
+
+
+@admin.register(Group)
+class AccountGroupAdmin(GroupAdmin):
+    """A group's permissions are granted by a superuser only: whoever may edit groups would
+    otherwise give their own group every permission."""
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = super().get_readonly_fields(request, obj)
+        return fields if request.user.is_superuser else [*fields, "permissions"]

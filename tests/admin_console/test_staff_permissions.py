@@ -150,3 +150,18 @@ def test_an_account_adder_adds_an_account_without_rights(client):
     assert answer.status_code == 302
     newcomer = get_user_model().objects.get(username="newcomer")
     assert not newcomer.is_superuser and not newcomer.is_staff
+
+
+def test_an_editor_of_groups_grants_no_permission_to_a_group(client):
+    from django.contrib.auth.models import Group
+
+    helpdesk = staff_with(client, "auth.view_group", "auth.change_group", "auth.add_group")
+    crew = Group.objects.create(name="crew")
+    helpdesk.groups.add(crew)
+    every = [p.pk for p in Permission.objects.all()]
+    client.post(f"/admin/auth/group/{crew.pk}/change/", {"name": "crew", "permissions": every})
+    client.post("/admin/auth/group/add/", {"name": "mighty", "permissions": every})
+    assert not crew.permissions.exists()
+    assert not Permission.objects.filter(group__name="mighty").exists()
+    helpdesk = get_user_model().objects.get(pk=helpdesk.pk)
+    assert not helpdesk.has_perm("auth.change_user")
