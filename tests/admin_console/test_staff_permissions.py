@@ -8,7 +8,7 @@ from django.contrib.auth.models import Permission
 from codehost.models import Mirror
 from storefront.models import Delivery, Installation, Store
 from tests.admin_console.conftest import STAFF_PASSWORD
-from tests.admin_console.test_actions import act, failed_delivery
+from tests.admin_console.test_actions import act, basic, failed_delivery
 from tests.codehost.factories import OrgFactory, owner_of
 from tests.codehost_migrations.factories import MirrorFactory
 from tests.storefront.factories import InstallationFactory
@@ -165,3 +165,33 @@ def test_an_editor_of_groups_grants_no_permission_to_a_group(client):
     assert not Permission.objects.filter(group__name="mighty").exists()
     helpdesk = get_user_model().objects.get(pk=helpdesk.pk)
     assert not helpdesk.has_perm("auth.change_user")
+
+
+def test_an_editor_of_registry_profiles_cannot_make_anyone_a_harbor_admin(client, operator):
+    """admin_role_in_auth makes a Harbor system admin; the directory sets it at sign-in
+    (membership of ldap_group_admin_dn), nobody by hand, not even a superuser."""
+    from django.test import Client
+
+    from registry.models import UserProfile
+
+    helpdesk = staff_with(client, "registry.view_userprofile", "registry.change_userprofile")
+    profile = UserProfile.objects.create(user=helpdesk, realname="Help Desk")
+    superuser = Client()
+    superuser.force_login(operator)
+    data = {"user": helpdesk.pk, "realname": "Help Desk", "comment": "", "admin_role_in_auth": "on"}
+    for signed_in in (client, superuser):
+        answer = signed_in.post(f"/admin/registry/userprofile/{profile.pk}/change/", data)
+        assert answer.status_code == 302
+    profile.refresh_from_db()
+    assert not profile.admin_role_in_auth
+    directory_admin = get_user_model().objects.create_user("ldapadmin")
+    theirs = UserProfile.objects.create(user=directory_admin, admin_role_in_auth=True)
+    data = {"user": helpdesk.pk, "realname": "", "comment": ""}
+    client.post(f"/admin/registry/userprofile/{theirs.pk}/change/", data)
+    theirs.refresh_from_db()
+    assert theirs.user_id == directory_admin.pk
+    assert client.get("/admin/registry/userprofile/add/").status_code == 403
+    answer = client.get(
+        "/api/v2.0/configurations", HTTP_AUTHORIZATION=basic("helpdesk", STAFF_PASSWORD)
+    )
+    assert answer.status_code == 403
