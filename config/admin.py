@@ -7,6 +7,7 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Q
 
 from config import account_deletion, accounts
 from config.admin_tools import record
@@ -34,30 +35,42 @@ class AccountAdmin(UserAdmin):
     GRANTING_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
 
     # A staff account that may edit accounts is not a superuser for that: it grants no
-    # rights (not even to itself) and cannot edit, reset or disable a superuser's account,
-    # else the password reset shown to it would sign it in as that superuser.
+    # rights (not even to itself) and cannot edit, reset, disable or delete the account of
+    # a superuser or of another staff member, else the password reset shown to it would
+    # sign it in with that account's rights.
     def get_readonly_fields(self, request, obj=None):
         fields = super().get_readonly_fields(request, obj)
         if request.user.is_superuser:
             return fields
         return [*fields, *self.GRANTING_FIELDS]
 
+    @staticmethod
+    def _out_of_reach(request, account) -> bool:
+        if request.user.is_superuser or account.pk == request.user.pk:
+            return False
+        return account.is_superuser or account.is_staff
+
     def has_change_permission(self, request, obj=None):
-        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+        if obj is not None and self._out_of_reach(request, obj):
             return False
         return super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+        if obj is not None and self._out_of_reach(request, obj):
             return False
         return super().has_delete_permission(request, obj)
 
     def get_action_queryset(self, request, queryset):
-        """The selected accounts an action may touch: a superuser's only for a superuser."""
-        if request.user.is_superuser or not queryset.filter(is_superuser=True).exists():
+        """The selected accounts an action may touch (see `_out_of_reach`)."""
+        if request.user.is_superuser:
             return queryset
-        self.message_user(request, "Superuser accounts were left unchanged.", messages.WARNING)
-        return queryset.filter(is_superuser=False)
+        privileged = Q(is_superuser=True) | Q(is_staff=True)
+        reachable = queryset.exclude(privileged & ~Q(pk=request.user.pk))
+        if reachable.count() < queryset.count():
+            self.message_user(
+                request, "Superuser and other staff accounts were left unchanged.", messages.WARNING
+            )
+        return reachable
 
     def get_deleted_objects(self, objs, request):
         # What an account still owns in any service blocks its deletion, as a protected

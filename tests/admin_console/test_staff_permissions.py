@@ -195,3 +195,19 @@ def test_an_editor_of_registry_profiles_cannot_make_anyone_a_harbor_admin(client
         "/api/v2.0/configurations", HTTP_AUTHORIZATION=basic("helpdesk", STAFF_PASSWORD)
     )
     assert answer.status_code == 403
+
+
+def test_an_editor_of_accounts_cannot_take_over_another_staff_account(client, bystander):
+    from django.contrib.auth.models import Permission as Perm
+
+    staff_with(client, "auth.view_user", "auth.change_user")
+    colleague = get_user_model().objects.create_user(
+        "colleague", "c@example.com", STAFF_PASSWORD, is_staff=True
+    )
+    colleague.user_permissions.add(Perm.objects.get(codename="change_app"))
+    page = act(client, "auth/user", "reset_passwords", [colleague, bystander]).content.decode()
+    assert "New password of colleague" not in page
+    assert "New password of bystander" in page
+    colleague.refresh_from_db()
+    assert colleague.check_password(STAFF_PASSWORD)
+    assert client.get(f"/admin/auth/user/{colleague.pk}/password/").status_code == 403
