@@ -33,7 +33,9 @@ class OwnerAdmin(admin.ModelAdmin):
         # Deleting the row would leave its repositories' git directories behind.
         return False
 
-    @admin.action(description="Require a password change at the next sign-in")
+    @admin.action(
+        description="Require a password change at the next sign-in", permissions=["change"]
+    )
     def require_password_change(self, request, queryset):
         users = list(queryset.filter(kind=models.Owner.Kind.USER))
         models.Owner.objects.filter(pk__in=[owner.pk for owner in users]).update(
@@ -42,7 +44,7 @@ class OwnerAdmin(admin.ModelAdmin):
         count = record(self, request, users, "Set must_change_password.")
         self.message_user(request, f"{count} user(s) must change their password.")
 
-    @admin.action(description="Clear must_change_password")
+    @admin.action(description="Clear must_change_password", permissions=["change"])
     def clear_password_change(self, request, queryset):
         users = list(queryset.filter(must_change_password=True))
         models.Owner.objects.filter(pk__in=[owner.pk for owner in users]).update(
@@ -239,7 +241,10 @@ class MigrationTaskAdmin(SystemRecordAdmin):
     raw_id_fields = ["repo", "doer", "owner"]
     actions = ["cancel"]
 
-    @admin.action(description="Cancel (the migration fails, its repository is removed)")
+    @admin.action(
+        description="Cancel (the migration fails, its repository is removed)",
+        permissions=["operate"],
+    )
     def cancel(self, request, queryset):
         # The path the reaper takes for a stuck migration: a worker still cloning finds the
         # task failed when it finishes and discards its clone.
@@ -298,7 +303,7 @@ class MirrorAdmin(SystemRecordAdmin):
     raw_id_fields = ["repo"]
     actions = ["sync_now"]
 
-    @admin.action(description="Sync now")
+    @admin.action(description="Sync now", permissions=["operate"])
     def sync_now(self, request, queryset):
         # POST /repos/{owner}/{repo}/mirror-sync: queued unless a sync is queued or running,
         # refused while the mirror feature is off or the repository archived.

@@ -6,6 +6,8 @@ class CodehostConfig(AppConfig):
     verbose_name = "Code hosting (Gitea v1)"
     # This app's section of the admin dashboard (config/dashboard.py).
     dashboard = "codehost.dashboard.section"
+    # Django's own 400 and 500 answers under this path (config/error_pages.py).
+    error_pages = {"/api/v1/": "codehost.api.exceptions.error_page"}
 
     def ready(self):
         from django.contrib.auth import get_user_model

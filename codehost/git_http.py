@@ -1,10 +1,11 @@
 """Git smart HTTP at /{owner}/{repo}.git/...: clone, fetch and push through `git http-backend`.
 
-Same credentials and the same rules as the API for them: Basic with a password or a token
-(token scopes apply: read:repository to fetch, write:repository to push; a `public-only`
-token reaches public repositories only; an account that must change its password is
-refused everything); anonymous callers may clone public repositories. A refusal to an
-anonymous caller is 401 with a Basic challenge, so git asks for credentials. A push is
+Same credentials and the same rules as the API for them: Basic with a password or a token,
+or a token in `Authorization: token|bearer` or `?token=`/`?access_token=` (token scopes
+apply: read:repository to fetch, write:repository to push; a `public-only` token reaches
+public repositories only; an account that must change its password is refused everything);
+anonymous callers may clone public repositories. A refusal to an anonymous caller is 401
+with a Basic challenge, so git asks for credentials. A push is
 recorded in the activity feed and refreshes the repository's updated_at, size and empty.
 """
 
@@ -15,7 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import AuthenticationFailed
 
 from codehost import access, git
-from codehost.api.authentication import authenticate_basic
+from codehost.api.authentication import authenticate_basic, user_for_token
 from codehost.api.base import password_change_required
 from codehost.errors import Forbidden, NotFound
 from codehost.services import accounts, repositories
@@ -40,8 +41,22 @@ def _plain(status: int, message: str) -> HttpResponse:
 
 
 def _caller(request):
-    """(django user or None, token or None); AuthenticationFailed on a wrong credential."""
+    """(django user or None, token or None); AuthenticationFailed on a wrong credential.
+
+    As Gitea's git routes take them: a token in `?token=`/`?access_token=` or in
+    `Authorization: token|bearer <t>` (what CI jobs set with http.extraHeader), else Basic
+    with a password or a token.
+    """
     header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    raw = request.GET.get("token") or request.GET.get("access_token")
+    if not raw and scheme.lower() in ("token", "bearer"):
+        raw = value.strip()
+    if raw:
+        token = user_for_token(raw)
+        if token is None:
+            raise AuthenticationFailed()
+        return token.user, token
     if not header:
         return None, None
     credentials = parse_basic(header)

@@ -2,13 +2,23 @@
 the owning service, and operator actions recorded in the admin log."""
 
 from django.contrib import admin
+from django.contrib.auth import get_permission_codename
 
 
 class SystemRecordAdmin(admin.ModelAdmin):
     """A record written by the system (a push, a worker, the API): shown, never added or
     edited by hand, since a hand edit breaks what the service keeps consistent (a blob with
     no file behind it, an attempt that never ran). Not deleted either, unless combined
-    with ServiceDeleteMixin where the service has a delete operation."""
+    with ServiceDeleteMixin where the service has a delete operation.
+
+    Its operator actions (retry, sync, cancel) declare `permissions=["operate"]`: they
+    change the record through its service, so they need the model's change permission,
+    which is all the more real for the hand edit being refused to everyone. An action
+    without permissions would be open to whoever may only read the list."""
+
+    def has_operate_permission(self, request):
+        codename = get_permission_codename("change", self.opts)
+        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -6,7 +6,13 @@ Each service renders the result in its own error body (see `<app>/api/exceptions
 import logging
 from dataclasses import dataclass, field
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.db import DataError
 from django.http import Http404
 from rest_framework import exceptions
@@ -53,6 +59,13 @@ def describe(exc: Exception, context: dict) -> APIErrorInfo:
     elif isinstance(exc, RequestDataTooBig):
         exc = exceptions.APIException("The request body is too large")
         exc.status_code = 413
+    elif isinstance(exc, SuspiciousOperation):
+        # Django's own answer to these is a 400 (more query or form fields than
+        # DATA_UPLOAD_MAX_NUMBER_FIELDS, a Host not allowed): the request is refused.
+        logger.info("refused a suspicious request: %s", exc.__class__.__name__)
+        too_many = isinstance(exc, TooManyFieldsSent | TooManyFilesSent)
+        exc = exceptions.APIException("too many parameters" if too_many else "bad request")
+        exc.status_code = 400
     elif isinstance(exc, DataError):
         # A value the database cannot hold (NUL byte, out of range) is bad input, not a crash.
         logger.info("rejected a value the database cannot store: %s", exc.__class__.__name__)

@@ -5,7 +5,7 @@ import os
 
 from gunicorn import glogging
 
-from config.logging import REDACTED, SECRET_HEADERS, redact_query, redact_url
+from config.logging import REDACTED, SECRET_HEADERS, redact_query, redact_text, redact_url
 
 bind = f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 # One process per core: 8 threads each cover the waits on the database and the network,
@@ -57,9 +57,29 @@ def load_app():
 
 
 class RedactingLogger(glogging.Logger):
-    """gunicorn's logger whose access lines never carry a secret: the values of secret query
-    parameters (?token=, ?access_token=, ...) in the request line, query and referer, and
-    credential headers, are replaced by [REDACTED] (config.logging names them)."""
+    """gunicorn's logger whose lines never carry a secret: the values of secret query
+    parameters (?token=, ?access_token=, ...) in the request line, query and referer, a
+    URL's user:password, and credential headers, are replaced by [REDACTED]
+    (config.logging names them); in its error log too, where a refused request line is
+    quoted whole ("Invalid request from ip=...: Invalid HTTP request line: '...'")."""
+
+    def critical(self, msg, *args, **kwargs):
+        super().critical(*_redacted(msg, args), **kwargs)
+
+    def error(self, msg, *args, **kwargs):
+        super().error(*_redacted(msg, args), **kwargs)
+
+    def warning(self, msg, *args, **kwargs):
+        super().warning(*_redacted(msg, args), **kwargs)
+
+    def info(self, msg, *args, **kwargs):
+        super().info(*_redacted(msg, args), **kwargs)
+
+    def debug(self, msg, *args, **kwargs):
+        super().debug(*_redacted(msg, args), **kwargs)
+
+    def exception(self, msg, *args, **kwargs):
+        super().exception(*_redacted(msg, args), **kwargs)
 
     def access(self, resp, req, environ, request_time):
         """The line of `access_log_format` above without gunicorn's every-atom dictionary
@@ -95,6 +115,13 @@ class RedactingLogger(glogging.Logger):
 
 
 logger_class = RedactingLogger
+
+
+def _redacted(msg, args: tuple) -> tuple:
+    """The message and its arguments with secrets redacted (texts only: a request's method
+    and URI are arguments of "Error handling request %s %s")."""
+    texts = (redact_text(arg) if isinstance(arg, str) else arg for arg in args)
+    return (redact_text(msg) if isinstance(msg, str) else msg, *texts)
 
 
 def _quoted(value: str) -> str:

@@ -40,7 +40,27 @@ def redact_query(query: str) -> str:
     return "".join(parts)
 
 
+# The user:password before the host of a URL (a request target in absolute form may have
+# one), and a query parameter anywhere in a text (a quoted request line in a message).
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]*@")
+PARAMETER = re.compile(r"([?&;])([^=&;#\s'\"]+)=([^&;#\s'\"]*)")
+
+
 def redact_url(url: str) -> str:
-    """A URL or request target with its secret query parameters redacted."""
+    """A URL or request target with its secret query parameters and its user:password
+    redacted."""
+    if "@" in url:
+        url = USERINFO.sub(rf"\1{REDACTED}@", url)
     path, sep, query = url.partition("?")
     return path + sep + redact_query(query) if sep else url
+
+
+def redact_text(text: str) -> str:
+    """Free text (a log message quoting a request line) with the values of secret query
+    parameters and any URL's user:password redacted."""
+
+    def parameter(match: re.Match) -> str:
+        mark, name, _ = match.groups()
+        return f"{mark}{name}={REDACTED}" if is_secret_name(name) else match.group(0)
+
+    return PARAMETER.sub(parameter, USERINFO.sub(rf"\1{REDACTED}@", text))

@@ -4,9 +4,14 @@ from django.urls import include, path, re_path
 from codehost import git_urls
 from config import pages, probes
 from config.docs import docs_urls
+from config.password_change import ThrottledPasswordChangeView, admin_password_change
 from registry.distribution.views import TokenView
 from storefront import images as storefront_images
 from storefront.api.base import TiendanubeUnknownPathView
+
+# Django's own 400 and 500 answers in the error format of the service asked for.
+handler400 = "config.error_pages.bad_request"
+handler500 = "config.error_pages.server_error"
 
 urlpatterns = [
     # git smart HTTP: /{owner}/{repo}.git/... First, so that owners named like another
@@ -16,6 +21,13 @@ urlpatterns = [
     path("", pages.front_door, name="front-door"),
     path("livez", probes.livez),
     path("readyz", probes.readyz),
+    # Before the admin's and django.contrib.auth's own: the old password is throttled.
+    path("admin/password_change/", admin.site.admin_view(admin_password_change)),
+    path(
+        "accounts/password_change/",
+        ThrottledPasswordChangeView.as_view(),
+        name="password_change",
+    ),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/docs/", pages.docs_index, name="api-docs"),

@@ -97,7 +97,13 @@ class UserProfileAdmin(admin.ModelAdmin):
     list_select_related = ["user"]
     search_fields = ["user__username", "realname"]
     list_filter = ["admin_role_in_auth"]
-    raw_id_fields = ["user"]
+    # admin_role_in_auth makes a Harbor system admin: the directory sets it (membership of
+    # ldap_group_admin_dn at sign-in), never a hand edit, nor by moving a profile that has
+    # it to another account. Profiles are created by the services.
+    readonly_fields = ["user", "admin_role_in_auth"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(ConfigEntry)

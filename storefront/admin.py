@@ -32,7 +32,7 @@ class StoreAdmin(admin.ModelAdmin):
     readonly_fields = ("suspended_at", "suspension_reason", "created_at", "updated_at")
     actions = ("suspend_stores", "resume_stores")
 
-    @admin.action(description="Suspend selected stores (plan not renewed)")
+    @admin.action(description="Suspend selected stores (plan not renewed)", permissions=["change"])
     def suspend_stores(self, request, queryset):
         stores = list(queryset)
         for store in stores:
@@ -40,7 +40,7 @@ class StoreAdmin(admin.ModelAdmin):
         count = record(self, request, stores, "Suspended the store.")
         self.message_user(request, f"Suspended {count} store(s).")
 
-    @admin.action(description="Resume selected stores")
+    @admin.action(description="Resume selected stores", permissions=["change"])
     def resume_stores(self, request, queryset):
         stores = list(queryset)
         for store in stores:
@@ -86,7 +86,9 @@ class InstallationAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Suspend the app's access (recurring charge unpaid)")
+    @admin.action(
+        description="Suspend the app's access (recurring charge unpaid)", permissions=["change"]
+    )
     def suspend_access(self, request, queryset):
         chosen = list(queryset)
         for installation in chosen:
@@ -96,7 +98,7 @@ class InstallationAdmin(admin.ModelAdmin):
         count = record(self, request, chosen, "Suspended the app's access.")
         self.message_user(request, f"Suspended {count} installation(s).")
 
-    @admin.action(description="Resume the app's access")
+    @admin.action(description="Resume the app's access", permissions=["change"])
     def resume_access(self, request, queryset):
         chosen = list(queryset)
         for installation in chosen:
@@ -104,7 +106,10 @@ class InstallationAdmin(admin.ModelAdmin):
         count = record(self, request, chosen, "Resumed the app's access.")
         self.message_user(request, f"Resumed {count} installation(s).")
 
-    @admin.action(description="Uninstall the app (as the store owner would; app/uninstalled)")
+    @admin.action(
+        description="Uninstall the app (as the store owner would; app/uninstalled)",
+        permissions=["delete"],
+    )
     def uninstall_apps(self, request, queryset):
         chosen = list(queryset)
         self.log_deletions(request, chosen)
@@ -260,7 +265,7 @@ class DeliveryAdmin(SystemRecordAdmin):
     inlines = [DeliveryAttemptInline]
     actions = ("retry_now",)
 
-    @admin.action(description="Retry now (failed or dropped deliveries)")
+    @admin.action(description="Retry now (failed or dropped deliveries)", permissions=["operate"])
     def retry_now(self, request, queryset):
         retried = webhook_delivery.retry_now(list(queryset.values_list("pk", flat=True)))
         count = record(

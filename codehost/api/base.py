@@ -143,7 +143,9 @@ class GiteaViewMixin(ServiceViewMixin):
             # Gitea writes no space after the semicolon; DRF would.
             response.content_type = CONTENT_TYPE
         response["X-Content-Type-Options"] = "nosniff"
-        credential = getattr(request, "auth", None)
+        # What authentication found, without running it again: a request refused before
+        # it finished (more query parameters than Django reads) would fail here once more.
+        credential = vars(request).get("_auth")
         if isinstance(credential, Credential) and credential.scheme == "query":
             response["X-Gitea-Warning"] = QUERY_TOKEN_WARNING
         return response

@@ -6,6 +6,7 @@ The one place that maps the domain errors of codehost.errors to the wire: WIRE b
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.http import JsonResponse
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
@@ -61,7 +62,20 @@ def gitea_exception_handler(exc, context):
             status, message = 422, f"[]: {message}"
     if status == 500:
         request = context.get("request")
-        user = getattr(request, "user", None)
+        # The signed-in user if authentication finished (it may be what failed).
+        user = vars(request).get("_user") if request is not None else None
         # Gitea hides 500 details from everybody but site admins; we log them instead.
         message = "" if not getattr(user, "is_superuser", False) else message
     return Response(gitea_error_body(status, message), status=status, headers=headers)
+
+
+def error_page(status: int) -> JsonResponse:
+    """Django's own 400 or 500 under /api/v1/ (config/error_pages.py); a 500 says nothing,
+    as Gitea's does to all but site admins."""
+    body = gitea_error_body(status, "" if status == 500 else "bad request")
+    return JsonResponse(
+        body,
+        status=status,
+        content_type="application/json;charset=utf-8",
+        json_dumps_params={"separators": (",", ":")},
+    )

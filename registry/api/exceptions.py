@@ -1,6 +1,7 @@
 """Harbor's error answers: the status of each error code, and the body
 {"errors":[{"code": "<CODE>", "message": "<text>"}]}."""
 
+from django.http import JsonResponse
 from rest_framework.response import Response
 
 from config.exceptions import describe
@@ -38,3 +39,10 @@ def harbor_exception_handler(exc, context):
     # An explicit Harbor code (upper case, as the paginator's) wins over the status's.
     code = info.code if info.code.isupper() else CODE_OF_STATUS.get(info.status, "UNKNOWN")
     return Response(harbor_error_body(code, info.message), status=info.status, headers=info.headers)
+
+
+def error_page(status: int) -> JsonResponse:
+    """Django's own 400 or 500 under /api/v2.0/ (config/error_pages.py)."""
+    message = "internal server error" if status == 500 else "bad request"
+    body = harbor_error_body(CODE_OF_STATUS.get(status, "UNKNOWN"), message)
+    return JsonResponse(body, status=status, json_dumps_params={"separators": (",", ":")})

@@ -102,6 +102,19 @@ class TooManyRequests(DistributionError):
     status, code, message = 429, "TOOMANYREQUESTS", "too many requests"
 
 
+class BadRequest(DistributionError):
+    """A request refused as a whole (a Host not allowed, too many query parameters): the
+    specification has no code for it, UNSUPPORTED is its nearest."""
+
+    status, code, message = 400, "UNSUPPORTED", "bad request"
+
+
+class TooManyParameters(BadRequest):
+    """More query parameters than Django reads (DATA_UPLOAD_MAX_NUMBER_FIELDS)."""
+
+    message = "too many parameters"
+
+
 class RouteUnknown(DistributionError):
     """A path that is no route of the API (as Harbor words it)."""
 
@@ -116,3 +129,8 @@ def error_response(error: DistributionError) -> HttpResponse:
     for name, value in error.headers.items():
         response[name] = value
     return response
+
+
+def error_page(status: int) -> HttpResponse:
+    """Django's own 400 or 500 under /v2/ and /service/token (config/error_pages.py)."""
+    return error_response(BadRequest() if status == 400 else DistributionError())

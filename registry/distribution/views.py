@@ -8,6 +8,7 @@ import json
 import logging
 import re
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils.decorators import method_decorator
 from django.views import View
@@ -31,6 +32,7 @@ from registry.distribution.errors import (
     RangeNotSatisfiable,
     RouteUnknown,
     SizeInvalid,
+    TooManyParameters,
     Unsupported,
     error_response,
 )
@@ -81,6 +83,9 @@ class DistributionView(View):
             response = super().dispatch(request, *args, **kwargs)
         except DistributionError as error:
             response = error_response(error)
+        except SuspiciousOperation:
+            # Django refuses to read the query (more parameters than it parses).
+            response = error_response(TooManyParameters())
         except Exception:
             logger.exception("unhandled error in %s %s", request.method, request.path)
             response = error_response(DistributionError())
@@ -320,11 +325,21 @@ class UnknownView(DistributionView):
         return response
 
 
+@method_decorator(csrf_exempt, name="dispatch")
 class TokenView(View):
     """`GET /service/token`: a Bearer token granting what the caller's roles allow.
 
     Basic credentials are optional (anonymous gets public pulls); wrong ones are 401.
+    Any other method is 405, as Harbor's token service has only GET: containerd POSTs its
+    credentials first (OAuth's password grant) and falls back to GET on a 405, not on the
+    403 a CSRF check would give.
     """
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        error = Unsupported(
+            f"method {request.method} is not allowed here", headers={"Allow": "GET, HEAD"}
+        )
+        return error_response(error)
 
     def get(self, request):
         try:
@@ -333,7 +348,10 @@ class TokenView(View):
             return error_response(error)
         if caller.scheme == "basic" and not caller.user.is_authenticated:
             return error_response(auth.Unauthorized("invalid credentials"))
-        scopes = token.parse_scopes(request.GET.getlist("scope"))
+        try:
+            scopes = token.parse_scopes(request.GET.getlist("scope"))
+        except SuspiciousOperation:
+            return error_response(TooManyParameters())
         granted = auth.grant(caller.user, scopes)
         subject = caller.user.get_username() if caller.user.is_authenticated else ""
         return JsonResponse(token.issue(subject, granted))

@@ -6,6 +6,7 @@ everything else is {"code": <status>, "message": <reason phrase>, "description":
 
 from http import HTTPStatus
 
+from django.http import JsonResponse
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.response import Response
 
@@ -95,3 +96,10 @@ class BadInput(APIException):
 
     status_code = 400
     default_detail = "Invalid input format"
+
+
+def error_page(status: int) -> JsonResponse:
+    """Django's own 400 or 500 under /v1/ (config/error_pages.py)."""
+    description = None if status == 500 else HTTPStatus(status).phrase
+    body = tiendanube_error_body(status, description)
+    return JsonResponse(body, status=status, json_dumps_params={"separators": (",", ":")})

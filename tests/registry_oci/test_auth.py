@@ -136,3 +136,23 @@ def test_guest_pulls_but_cannot_push_or_delete(registry_url, project, owner):
     assert as_developer.request("DELETE", f"/v2/team/app/manifests/{digest}").status_code == 401
     outsider = Registry(registry_url, UserFactory(username="outsider").username)
     assert outsider.request("GET", "/v2/team/app/manifests/v1").status_code == 401
+
+
+def test_the_oauth_post_of_containerd_is_405_so_that_it_falls_back_to_get(registry_url, owner):
+    """containerd (Docker 29's image store, nerdctl, buildkit) first POSTs its credentials
+    (grant_type=password) and falls back to GET with Basic on 405, 404, 401 or 400 only,
+    never on 403. Harbor's token service has no POST: 405."""
+    form = {
+        "grant_type": "password",
+        "service": "harbor-registry",
+        "scope": "repository:team/app:pull,push",
+        "client_id": "containerd-client",
+        "username": owner.username,
+        "password": PASSWORD,
+    }
+    posted = requests.post(f"{registry_url}/service/token", data=form)
+    assert posted.status_code == 405
+    assert posted.json()["errors"][0]["code"] == "UNSUPPORTED"
+    assert "GET" in posted.headers["Allow"]
+    fallback = get_token(registry_url, "repository:team/app:pull", auth=(owner.username, PASSWORD))
+    assert fallback.status_code == 200

@@ -3,6 +3,7 @@
 the referer, are written as [REDACTED]; the rest of the line stays useful."""
 
 import re
+import socket
 
 import pytest
 import requests
@@ -22,6 +23,13 @@ SECRETS = {
 }
 
 
+def send_raw(host: str, request: str) -> bytes:
+    name, port = host.split(":")
+    with socket.create_connection((name, int(port)), timeout=30) as connection:
+        connection.sendall(request.encode("latin-1"))
+        return connection.recv(65536)
+
+
 def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
     log_path = tmp_path / "gunicorn.log"
     query = "&".join(f"{name}={value}" for name, value in SECRETS.items())
@@ -37,10 +45,21 @@ def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
                 headers={"Referer": f"https://app.example.com/cb?token={SECRETS['token']}"},
                 timeout=30,
             )
-        # gunicorn writes a request's line after its response: wait for all three
+        # A request line gunicorn refuses is logged as a warning, the line quoted; a
+        # target in absolute form may carry a password before the host.
+        host = base.removeprefix("http://")
+        for line in (
+            f"GET /api/v1/user?token={SECRETS['token']}\x01 HTTP/1.1",
+            f"GET http://u:{SECRETS['password']}@{host}/api/v1/version HTTP/1.1",
+        ):
+            send_raw(host, f"{line}\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+        # gunicorn writes a request's line after its response: wait for them all
         # before the server is stopped.
         wait_until(
-            lambda: log_path.read_text().count('"GET /') >= len(paths),
+            lambda: (
+                log_path.read_text().count('"GET /') >= len(paths)
+                and "Invalid request from" in log_path.read_text()
+            ),
             message="the access log lines",
         )
     log = log_path.read_text()
@@ -48,6 +67,8 @@ def test_secret_query_parameters_are_redacted_in_the_access_log(tmp_path):
         assert secret not in log
     # Each process writes its line after its response, so two processes' lines may
     # come in either order: find each request's line by its path.
+    assert "Invalid HTTP request line: 'GET /api/v1/user?token=[REDACTED]" in log
+    assert '"GET http://[REDACTED]@' in log
     lines = [line for line in log.splitlines() if '"GET /' in line]
     assert len(lines) == 3, log
     version, projects, products = (

@@ -47,10 +47,10 @@ def push_new_branch(tmp_path, address: str, branch: str):
                check=False)  # fmt: skip
 
 
-def clone(tmp_path, address: str, name: str):
+def clone(tmp_path, address: str, name: str, *options: str):
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    return git("clone", "-q", address, str(tmp_path / name), home=home, check=False)
+    return git(*options, "clone", "-q", address, str(tmp_path / name), home=home, check=False)
 
 
 def test_a_public_only_token_reaches_public_repositories_only(live_server, alice, tmp_path):
@@ -139,3 +139,24 @@ def test_gitea_s_dumb_http_routes_still_answer(client, alice):
     loose = next((path / "objects").glob("[0-9a-f][0-9a-f]/*"))
     found = client.get(f"/alice/open.git/objects/{loose.parent.name}/{loose.name}")
     assert found.status_code == 200
+
+
+def test_a_token_in_gitea_s_other_places_reaches_git_too(live_server, alice, tmp_path):
+    """Gitea's git routes take a token as the API does: `Authorization: token|bearer <t>`
+    (CI jobs set it with http.extraHeader) or `?token=`/`?access_token=`, scopes applied."""
+    raw = token(alice, ["read:repository"])
+    extra = f"http.extraHeader=Authorization: token {raw}"
+    cloned = clone(tmp_path, git_url(live_server, "alice/closed.git"), "x", "-c", extra)
+    assert cloned.returncode == 0, cloned.stderr
+    for auth in (f"token {raw}", f"Bearer {raw}"):
+        assert refs_answer(live_server, "alice/closed.git", auth).status_code == 200
+    for name in ("token", "access_token"):
+        params = {"service": "git-upload-pack", name: raw}
+        answer = requests.get(
+            f"{live_server.url}/alice/closed.git/info/refs", params=params, timeout=30
+        )
+        assert answer.status_code == 200
+    answer = refs_answer(live_server, "alice/closed.git", f"token {raw}", "git-receive-pack")
+    assert (answer.status_code, answer.text) == (403, "token does not have the required scope\n")
+    wrong = refs_answer(live_server, "alice/open.git", "token " + "0" * 40)
+    assert wrong.status_code == 401 and wrong.headers["WWW-Authenticate"] == 'Basic realm="Gitea"'

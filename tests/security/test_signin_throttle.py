@@ -221,3 +221,43 @@ def test_the_old_password_of_a_password_change_is_throttled_like_a_sign_in(alice
     owner.force_login(alice)
     body = {"old_password": PASSWORD, "new_password": "Changed-Passw0rd"}
     assert owner.put(path, body, content_type="application/json").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "staff"),
+    [("/accounts/password_change/", False), ("/admin/password_change/", True)],
+)
+def test_the_old_password_of_the_password_change_pages_is_throttled(alice, path, staff):
+    """The pages' form checks the old password too: the same oracle, the same throttle."""
+    if staff:
+        type(alice).objects.filter(pk=alice.pk).update(is_staff=True)
+        alice.refresh_from_db()
+    client = Client(REMOTE_ADDR=ATTACKER)
+    client.force_login(alice)
+    page = client.get(path)
+    assert page.status_code == 200 and b'name="old_password"' in page.content
+
+    def change(old: str):
+        body = {
+            "old_password": old,
+            "new_password1": "Changed-Passw0rd",
+            "new_password2": "Changed-Passw0rd",
+        }
+        return client.post(path, body)
+
+    statuses = [change(f"guess{n}").status_code for n in range(12)]
+    assert statuses == [200] * 10 + [429] * 2
+    retry_after(change("guess"))
+    assert change(PASSWORD).status_code == 429
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+    owner = Client(REMOTE_ADDR=ELSEWHERE)
+    owner.force_login(alice)
+    body = {
+        "old_password": PASSWORD,
+        "new_password1": "Changed-Passw0rd",
+        "new_password2": "Changed-Passw0rd",
+    }
+    assert owner.post(path, body).status_code == 302
+    alice.refresh_from_db()
+    assert alice.check_password("Changed-Passw0rd")
