@@ -277,7 +277,9 @@ def refresh_secret(robot: Robot, secret: str | None) -> str:
 
 
 def delete(robot: Robot) -> None:
-    robot.delete()
+    # One of two racing deletes succeeds (and is audited); the other finds nothing.
+    if not Robot.objects.filter(pk=robot.pk).delete()[0]:
+        raise NotFound(f"robot {robot.pk} not found")
 
 
 # --- sign-in --------------------------------------------------------------------------------

@@ -398,5 +398,7 @@ def test_an_update_racing_a_secret_refresh_or_a_delete_loses_neither(admin_clien
     with pytest.raises(NotFound):
         robots.update(stale, {**project_robot(), "name": body["name"]})
     with pytest.raises(NotFound):
+        robots.delete(stale)
+    with pytest.raises(NotFound):
         robots.refresh_secret(stale, None)
     assert not Robot.objects.exists()
