@@ -72,13 +72,12 @@ def create_category(store: Store, data: dict) -> Category:
 def update_category(category: Category, data: dict) -> Category:
     store = category.store
     with linking(store, [data.get("parent")], "parent"), transaction.atomic():
-        if "parent" in data or "handle" in data:
-            # Moves within a store one at a time, the store's row first: two opposite
-            # moves at once each passed the ancestor check on the other's old parent and
-            # then deadlocked on PostgreSQL's deferred foreign key checks (a 500). A
-            # handle change takes the store too (unique_handles): first, as every catalog
-            # write does (category before store deadlocked with a move).
-            catalog.lock_store(store)
+        # Category writes one at a time per store, the store's row first: two opposite
+        # moves at once each passed the ancestor check on the other's old parent and then
+        # deadlocked on PostgreSQL's deferred foreign key checks (a 500); a category's
+        # write also locks its products (revision trigger), so two of them, or a handle
+        # change taking the store after its category, deadlocked each other.
+        catalog.lock_store(store)
         category = locked(Category.objects, category.pk, "Category")
         for field in ("name", "description"):
             if field in data:
@@ -107,6 +106,7 @@ def delete_category(category: Category) -> None:
     """Subcategories move up to the top level; products just lose the category."""
     store_id, pk = category.store_id, category.pk
     with transaction.atomic():
+        catalog.lock_store(category.store)  # as every category write (update_category)
         category = locked(Category.objects, pk, "Category")
         category.delete()
         events.emit(store_id, "category/deleted", pk)

@@ -88,10 +88,11 @@ def _in_position_order(new_images: list[dict], sources: list) -> list[tuple[dict
 def update_product(product: Product, data: dict) -> Product:
     store = product.store
     with categories.linking(store, data.get("categories", []), "categories"), transaction.atomic():
-        if "handle" in data:
-            # unique_handles takes the store's row: first, as every catalog write does (a
-            # product before its store deadlocked with a category move, whose write bumps
-            # the revision of the products in it).
+        if "handle" in data or "categories" in data:
+            # The store's row first, as category writes take it (they then lock their
+            # products through the revision trigger): a product locked before the store
+            # for its handles, or holding its category links against a category's
+            # delete, deadlocked with them.
             catalog.lock_store(store)
         product = locked(Product.objects.select_related("store"), product.pk, "Product")
         for field in ("name", "description"):
@@ -127,6 +128,8 @@ def update_product(product: Product, data: dict) -> Product:
 def delete_product(product: Product) -> None:
     store_id, pk = product.store_id, product.pk
     with transaction.atomic():
+        # Its category links go too: the store first, as category writes (update_product).
+        catalog.lock_store(product.store)
         # A second DELETE racing the first: 404 and one product/deleted, not two.
         product = locked(Product.objects, pk, "Product")
         image_files.forget(store_id, list(product.images.values_list("src", flat=True)))

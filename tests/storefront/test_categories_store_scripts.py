@@ -273,11 +273,16 @@ def test_linking_to_a_category_deleted_meanwhile_is_422(store, monkeypatch, link
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
-    ("write", "first"),
-    [("category_handle", "write"), ("product_handle", "move"), ("variant", "move")],
+    ("write", "first", "other"),
+    [
+        ("category_handle", "write", "move"),
+        ("product_handle", "move", "move"),
+        ("variant", "move", "move"),
+        ("product_delete", "write", "category_delete"),
+    ],
 )
 def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
-    store, monkeypatch, write, first
+    store, monkeypatch, write, first, other
 ):
     """A handle change locked its category, then the store (for the handles); a product
     write locked the product and its store's row (FOR UPDATE through select_related); a
@@ -285,8 +290,11 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
     then the category, whose write bumps its products' revision. Each waited on the other
     and PostgreSQL failed one (an ERP-like sync racing 5 writes x 25 rounds: 28 to 66
     failures, 500s). Now writes that take the store take it first, FOR NO KEY UPDATE, and
-    a product write locks the product's row alone. `first` runs until just before its
-    last lock, then waits for the other to block (or to finish)."""
+    a product write locks the product's row alone. A product's delete held the product
+    and waited on its category links, which a category's delete held while its revision
+    trigger waited on the product: every write touching categories or links takes the
+    store first. `first` runs until just before its last lock (a product's delete: just
+    after it), then waits for the other to block (or to finish)."""
     import threading
 
     from django.db import connection
@@ -303,13 +311,16 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
     paused, other_started, other_done = (threading.Event() for _ in range(3))
     outcomes = {}
     module, name = (catalog, "unique_handles") if first == "write" else (categories, "_parent")
+    if write == "product_delete":
+        module, name = products, "locked"
     real = getattr(module, name)
 
     def pause_then_go_on(*args, **kwargs):
+        found = real(*args, **kwargs) if write == "product_delete" else None
         paused.set()
         other_started.wait(10)
         other_done.wait(1)  # the other runs now (or waits for this one)
-        return real(*args, **kwargs)
+        return found if write == "product_delete" else real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, pause_then_go_on)
 
@@ -324,13 +335,17 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
                 Category.objects.select_related("store").get(pk=category.pk),
                 {"handle": {"es": "nueva"}},
             )
+        elif write == "product_delete":
+            products.delete_product(Product.objects.select_related("store").get(pk=product.pk))
         else:
             variants.update_variant(Variant.objects.get(pk=variant.pk), {"price": "3.00"})
 
     def run_move():
-        categories.update_category(
-            Category.objects.select_related("store").get(pk=category.pk), {"parent": moved_to.pk}
-        )
+        found = Category.objects.select_related("store").get(pk=category.pk)
+        if other == "category_delete":
+            categories.delete_category(found)
+        else:
+            categories.update_category(found, {"parent": moved_to.pk})
 
     def role(name, work, goes_first):
         def run():
@@ -359,4 +374,7 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
     for thread in threads:
         thread.join(30)
     assert outcomes == {"write": "done", "move": "done"}
-    assert Category.objects.get(pk=category.pk).parent_id == moved_to.pk
+    if other == "move":
+        assert Category.objects.get(pk=category.pk).parent_id == moved_to.pk
+    else:
+        assert not Category.objects.filter(pk=category.pk).exists()
