@@ -208,29 +208,38 @@ def test_migration_binds_existing_permissions_by_id(transactional_db, owner):
     project is dropped (it could otherwise reach a namesake created later)."""
     executor = MigrationExecutor(connection)
     executor.migrate([("registry", "0004_garbage_collection")])
-    apps = executor.loader.project_state([("registry", "0004_garbage_collection")]).apps
-    project = apps.get_model("registry", "Project").objects.create(name="team", owner_id=owner.pk)
-    robot_model = apps.get_model("registry", "Robot")
-    access = [{"resource": "repository", "action": "pull"}]
+    try:
+        apps = executor.loader.project_state([("registry", "0004_garbage_collection")]).apps
+        project = apps.get_model("registry", "Project").objects.create(
+            name="team", owner_id=owner.pk
+        )
+        robot_model = apps.get_model("registry", "Robot")
+        access = [{"resource": "repository", "action": "pull"}]
 
-    def old(name, level, namespaces, project=None):
-        permissions = [{"kind": "project", "namespace": n, "access": access} for n in namespaces]
-        return robot_model.objects.create(
-            name=name,
-            secret_hash="x",
-            level=level,
-            project=project,
-            permissions=permissions,
-            duration=-1,
-            expires_at=-1,
-        ).pk
+        def old(name, level, namespaces, project=None):
+            permissions = [
+                {"kind": "project", "namespace": n, "access": access} for n in namespaces
+            ]
+            return robot_model.objects.create(
+                name=name,
+                secret_hash="x",
+                level=level,
+                project=project,
+                permissions=permissions,
+                duration=-1,
+                expires_at=-1,
+            ).pk
 
-    own = old("team+ci", "project", ["team"], project)
-    system = old("ops", "system", ["team", "gone", "*"])
-    executor = MigrationExecutor(connection)
-    executor.migrate([("registry", "0005_robot_permissions_project_ids")])
+        own = old("team+ci", "project", ["team"], project)
+        system = old("ops", "system", ["team", "gone", "*"])
+        executor = MigrationExecutor(connection)
+        executor.migrate([("registry", "0005_robot_permissions_project_ids")])
+        bound = {r.pk: r.permissions for r in Robot.objects.all()}
+    finally:
+        # Whatever happened: the next tests need the current schema.
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes("registry"))
 
-    bound = {r.pk: r.permissions for r in Robot.objects.all()}
     assert bound[own] == [
         {"kind": "project", "namespace": "team", "project_id": project.pk, "access": access}
     ]
