@@ -5,8 +5,10 @@ verified username/password pair is remembered for a short time under a keyed dig
 The cached entry also holds a fingerprint of the account's password hash and state, so
 a password change or a deactivation drops it at once. A directory (LDAP) user's password
 lives in the directory, so their entries are kept for less time and carry a generation
-that every fresh answer of the directory about the account advances: once the directory
-refuses a password, or accepts another one, the entries cached before are dropped.
+that every fresh answer of the directory about the account replaces: once the directory
+refuses a password, or accepts another one, the entries cached before are dropped. A
+generation is a random token, never a counter: the file cache culls entries when full
+(and Redis may evict), and a counter started again would make older entries good again.
 
 Failed checks are throttled (config.signin_throttle), before the cache is even read.
 """
@@ -14,6 +16,7 @@ Failed checks are throttled (config.signin_throttle), before the cache is even r
 import base64
 import hashlib
 import hmac
+import uuid
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
@@ -57,15 +60,14 @@ def _generation_key(user_id: int) -> str:
 
 
 def _fingerprint(user) -> str:
-    generation = str(cache.get(_generation_key(user.pk), 0)) if _is_directory_user(user) else ""
+    # str(): a generation cached by an earlier release is an int.
+    generation = str(cache.get(_generation_key(user.pk), "")) if _is_directory_user(user) else ""
     return _digest(account_fingerprint(user), generation)
 
 
 def _directory_answered(user) -> None:
     """The directory just judged a password of `user`: what was verified before is stale."""
-    key = _generation_key(user.pk)
-    if not cache.add(key, 1, None):
-        cache.incr(key)
+    cache.set(_generation_key(user.pk), uuid.uuid4().hex, None)
 
 
 def check_password_cached(request, username: str, password: str):

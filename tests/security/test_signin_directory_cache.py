@@ -57,3 +57,21 @@ def test_directory_entries_expire_sooner(ldap_configured, erin_password, setting
     erin_password(NEW)
     time.sleep(1.5)
     assert signed_in(OLD) == 401
+
+
+def test_a_culled_generation_never_brings_an_old_password_back(
+    ldap_configured,  # noqa: F811
+    erin_password,
+):
+    """The file cache culls a third of its entries when full (and Redis may evict): the
+    account's generation can be lost while an entry verified under it is kept. The next
+    directory answer must not give it back the value that entry was cached under."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+
+    assert signed_in(OLD) == 200  # the first directory answer for erin: cached under it
+    erin = get_user_model().objects.get(username="erin")
+    cache.delete(f"basic-auth-generation:{erin.pk}")  # culled
+    erin_password(NEW)
+    assert signed_in(NEW) == 200  # the directory answered again
+    assert signed_in(OLD) == 401
