@@ -1,3 +1,4 @@
+import contextlib
 import secrets
 
 from django.contrib import admin, messages
@@ -65,7 +66,10 @@ class AppAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Installation)
-class InstallationAdmin(admin.ModelAdmin):
+class InstallationAdmin(ServiceDeleteMixin, admin.ModelAdmin):
+    """Deleting an installation is uninstalling the app, as its owner would: the app hears
+    app/uninstalled and its token, webhooks and scripts go."""
+
     list_display = ("id", "store", "app", "scopes", "suspended_at", "created_at")
     list_select_related = ("store", "app")
     search_fields = ("store__id", "app__name")
@@ -85,6 +89,11 @@ class InstallationAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def delete_through(self, obj):
+        # Uninstalled meanwhile (the owner, another admin): nothing to undo.
+        with contextlib.suppress(NotInstalled):
+            installations.uninstall(obj.store_id, obj.app_id)
 
     @admin.action(
         description="Suspend the app's access (recurring charge unpaid)", permissions=["change"]

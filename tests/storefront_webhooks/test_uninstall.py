@@ -130,6 +130,28 @@ def test_admin_action_and_command_uninstall(client):
     assert not Installation.objects.exists()
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("how", ["delete page", "delete_selected"])
+def test_admin_delete_is_an_uninstall(client, how):
+    """Deleting an installation in the admin uninstalls the app as the action does: it
+    hears app/uninstalled and its webhooks go (a bare row delete told it nothing)."""
+    installation = InstallationFactory()
+    WebhookFactory(installation=installation, event="app/uninstalled")
+    client.force_login(UserFactory(username="site-admin", is_staff=True, is_superuser=True))
+    if how == "delete page":
+        url = f"/admin/storefront/installation/{installation.pk}/delete/"
+        response = client.post(url, {"post": "yes"})
+    else:
+        response = client.post(
+            "/admin/storefront/installation/",
+            {"action": "delete_selected", "_selected_action": [installation.pk], "post": "yes"},
+        )
+    assert response.status_code == 302
+    assert not Installation.objects.exists()
+    (delivery,) = Delivery.objects.all()
+    assert (delivery.event, delivery.store_id) == ("app/uninstalled", installation.store_id)
+
+
 def _other_request_first(monkeypatch):
     """The uninstall of this request runs just after another request's (a second click,
     another admin) committed the same one: the real service, twice."""
