@@ -27,25 +27,28 @@ def test_every_domain_error_code_has_a_status_on_the_wire():
 def test_stored_statuses_become_the_codes_that_answer_with_them(transactional_db, alice):
     executor = MigrationExecutor(connection)
     executor.migrate([BEFORE_CODES])
-    old = executor.loader.project_state([BEFORE_CODES]).apps
-    owner = old.get_model("codehost", "Owner").objects.get(user_id=alice.pk)
-    tasks = {
-        status: old.get_model("codehost", "MigrationTask")
-        .objects.create(
-            doer_id=alice.pk,
-            owner_id=owner.pk,
-            repo_name=f"r{status}",
-            clone_addr="https://example.com/a.git",
-            service="git",
-            status="failed" if status else "succeeded",
-            error_status=status,
-            error=f"failed with {status}",
-        )
-        .pk
-        for status in (0, 403, 409, 422, 500, 502)
-    }
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes("codehost"))
+    try:
+        old = executor.loader.project_state([BEFORE_CODES]).apps
+        owner = old.get_model("codehost", "Owner").objects.get(user_id=alice.pk)
+        tasks = {
+            status: old.get_model("codehost", "MigrationTask")
+            .objects.create(
+                doer_id=alice.pk,
+                owner_id=owner.pk,
+                repo_name=f"r{status}",
+                clone_addr="https://example.com/a.git",
+                service="git",
+                status="failed" if status else "succeeded",
+                error_status=status,
+                error=f"failed with {status}",
+            )
+            .pk
+            for status in (0, 403, 409, 422, 500, 502)
+        }
+    finally:
+        # Whatever happened: the next tests need the current schema.
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes("codehost"))
 
     codes = dict(MigrationTask.objects.values_list("pk", "error_code"))
     assert {status: codes[pk] for status, pk in tasks.items()} == {
