@@ -2,7 +2,7 @@
 value and raises the domain error Gitea's binder answers (422) on bad input."""
 
 from codehost.errors import Invalid
-from config.limits import INT64_MAX, INT64_MIN
+from config.limits import INT64_MAX, INT64_MIN, go_int
 
 # Gitea parses query booleans with strconv.ParseBool; giteapy sends True/False.
 PARSE_BOOL_TRUE = {"1", "t", "true"}
@@ -27,10 +27,11 @@ def check_int64(name: str, value: int) -> int:
 
 
 def gitea_int(name: str, raw: str) -> int:
-    try:
-        number = int(raw)
-    except ValueError as exc:
-        raise Invalid(f"[{name}]: must be an integer") from exc
+    """Gitea reads with strconv: a sign and ASCII digits, no white space, underscores or
+    other scripts' digits (which Python's int() takes)."""
+    number = go_int(raw)
+    if number is None:
+        raise Invalid(f"[{name}]: must be an integer")
     return check_int64(name, number)
 
 

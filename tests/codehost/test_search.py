@@ -208,6 +208,19 @@ def test_malformed_query_values_are_422(as_user, world, query):
     assert as_user().get(f"/repos/search?{query}").status_code == 422
 
 
+# Gitea reads numbers with Go's strconv: Python's int() would also take these.
+@pytest.mark.parametrize("limit", ["1_0", "%205", "5%20", "%0A5", "\u0665", "\uff15"])
+def test_only_go_syntax_numbers_are_numbers(as_user, world, limit):
+    response = as_user().get(f"/repos/search?limit={limit}")
+    assert response.status_code == 422
+    assert response.json()["message"] == "[limit]: must be an integer"
+
+
+def test_a_signed_number_is_a_number(as_user, world):
+    assert len(names(as_user().get("/repos/search?limit=%2B2"))) == 2
+    assert len(names(as_user().get("/repos/search?limit=-0"))) == 4  # 0 and below: default
+
+
 def test_absurd_page_number_is_an_empty_page(as_user, world):
     response = as_user().get("/repos/search?page=2054006639512979712")
     assert response.status_code == 200
