@@ -117,11 +117,12 @@ def create_token(user, name: str, scopes: list[str]) -> tuple[AccessToken, str]:
 def token_account(actor, target: Owner, username: str):
     """The account whose tokens `actor` lists, creates or deletes: the actor's own, or any
     user's for a site admin (Gitea's "doer should be the site admin or be same as the
-    contextUser"); an organization has none."""
-    if target.is_organization or target.user_id is None:
-        raise NotFound(f"user does not exist [name: {username}]")
+    contextUser", checked first, so anybody else gets 403 for an organization too); an
+    organization never signs in, so it has no tokens even for an admin."""
     if not (actor.is_admin or target.pk == actor.owner.pk):
         raise Forbidden("doer should be the site admin or be same as the contextUser")
+    if target.is_organization or target.user_id is None:
+        raise NotFound(f"user does not exist [name: {username}]")
     return target.user
 
 

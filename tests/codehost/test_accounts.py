@@ -59,6 +59,45 @@ def test_current_user_and_other_users(as_user, alice, bob):
     assert as_user().get("/users/nobody").status_code == 404
 
 
+def test_an_organization_reads_as_a_user(as_user, alice, bob, admin):
+    """Gitea keeps users and organizations in one table: GET /users/{org} answers the
+    organization as a User record (convert.ToUser), with the visibility rules of users."""
+    created = as_user(alice).post("/orgs", {"username": "Acme", "email": "ops@acme.test"})
+    org_id = created.json()["id"]
+    user_keys = list(as_user(bob).get("/users/alice").json())
+    seen = as_user(bob).get("/users/acme")
+    assert seen.status_code == 200
+    body = seen.json()
+    assert list(body) == user_keys
+    assert (body["id"], body["login"], body["username"]) == (org_id, "Acme", "Acme")
+    assert (body["email"], body["active"], body["is_admin"]) == ("ops@acme.test", False, False)
+    anonymous = as_user().get("/users/ACME").json()
+    assert anonymous["email"] == f"{org_id}+acme@noreply.127.0.0.1"
+    # A site admin sees the self-only fields: an organization is active and speaks no language.
+    by_admin = as_user(admin).get("/users/acme").json()
+    assert (by_admin["active"], by_admin["language"], by_admin["prohibit_login"]) == (
+        True, "", False,
+    )  # fmt: skip
+    # A private organization: its members and admins only, as GET /orgs/{org}.
+    assert as_user(alice).post("/orgs", {"username": "vault", "visibility": "private"})
+    assert as_user(alice).get("/users/vault").status_code == 200
+    hidden = as_user(bob).get("/users/vault")
+    assert hidden.status_code == 404
+    assert hidden.json()["message"] == "user does not exist [name: vault]"
+    assert as_user().get("/users/vault").status_code == 404
+
+
+def test_tokens_of_an_organization_are_refused_as_gitea_does(as_user, alice, admin):
+    """Gitea's reqSelfOrAdmin comes first: anybody but a site admin gets its 403."""
+    assert as_user(alice).post("/orgs", {"username": "acme"}).status_code == 201
+    refused = as_user(alice).get("/users/acme/tokens")
+    assert refused.status_code == 403
+    assert refused.json()["message"] == (
+        "doer should be the site admin or be same as the contextUser"
+    )
+    assert as_user(admin).get("/users/acme/tokens").status_code == 404
+
+
 def test_create_org_makes_creator_owner(as_user, alice):
     response = as_user(alice).post(
         "/orgs", {"username": "acme", "full_name": "Acme Inc", "visibility": "limited"}

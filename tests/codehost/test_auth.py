@@ -220,6 +220,11 @@ def test_public_only_tokens_reach_public_resources_only(as_user, alice, acme):
     limited = scoped.get("/orgs/inner/teams")
     assert limited.status_code == 403
     assert limited.json()["message"] == "token scope is limited to public orgs"
+    assert scoped.get("/users/acme").status_code == 200
+    # Gitea's user-scope check skips organizations; ours refuses a non-public one here too.
+    org_as_user = scoped.get("/users/inner")
+    assert org_as_user.status_code == 403
+    assert org_as_user.json()["message"] == "token scope is limited to public orgs"
     teams = scoped.get("/user/teams")
     assert teams.status_code == 403
     assert teams.json()["message"] == "this endpoint is not available for public-only tokens"

@@ -1,6 +1,7 @@
 """Gitea's User, Organization, Team and AccessToken records, rendered from model instances.
 
-Context of a rendering: `actor` (the caller; anonymous when absent); a team's `with_org`;
+Context of a rendering: `actor` (the caller; anonymous when absent); `profile` (a User
+read for itself, not as a repository's owner); a team's `with_org`;
 a token's `raw_token` (shown once, in the creation answer).
 """
 
@@ -42,12 +43,31 @@ def _account(owner: Owner, context):
 
 
 def _email(owner: Owner, context) -> str:
+    """A User's email: the address for signed-in callers, else Gitea's placeholder. An
+    organization shows its own address, even blank, to signed-in callers; to others the
+    placeholder when read as a user (GET /users/{org}), nothing as a repository's owner."""
     actor = _actor(context)
-    if owner.is_organization:
-        return owner.email if actor.signed_in else ""
-    if actor.signed_in and owner.email:
+    if owner.is_organization and not actor.signed_in and not (context or {}).get("profile"):
+        return ""
+    if actor.signed_in and (owner.email or owner.is_organization):
         return owner.email
     return f"{owner.pk}+{owner.lower_name}@noreply.{settings_domain()}"
+
+
+def _org_email(org: Owner, context) -> str:
+    return org.email if _actor(context).signed_in else ""
+
+
+def _language(owner: Owner, context) -> str:
+    # An organization never signs in, so it has no interface language.
+    return "en-US" if _private_view(owner, context) and not owner.is_organization else ""
+
+
+def _active(owner: Owner, context) -> bool:
+    """Self-only; Gitea creates organizations active, and they stay so."""
+    if owner.is_organization:
+        return _private_view(owner, context)
+    return _account_flag("is_active")(owner, context)
 
 
 def _last_login(owner, context) -> str:
@@ -78,15 +98,12 @@ USER = Record(
         "email": Field(StrictCharField(), get=_email),
         "avatar_url": Field(StrictCharField(), get=lambda owner, context: avatar_url(owner)),
         "html_url": Field(StrictCharField(), get=_url),
-        "language": Field(
-            StrictCharField(),
-            get=lambda owner, context: "en-US" if _private_view(owner, context) else "",
-        ),
+        "language": Field(StrictCharField(), get=_language),
         "is_admin": Field(StrictBooleanField(), get=_account_flag("is_superuser")),
         "last_login": Field(serializers.DateTimeField(), get=_last_login),
         "created": Field(serializers.DateTimeField(), "created_at", convert=gitea_time),
         "restricted": Field(StrictBooleanField(), fixed=False),
-        "active": Field(StrictBooleanField(), get=_account_flag("is_active")),
+        "active": Field(StrictBooleanField(), get=_active),
         "prohibit_login": Field(StrictBooleanField(), fixed=False),
         "location": Field(StrictCharField()),
         "website": Field(StrictCharField()),
@@ -106,7 +123,7 @@ ORGANIZATION = Record(
         "id": Field(StrictIntegerField(), "pk"),
         "name": Field(StrictCharField()),
         "full_name": Field(StrictCharField()),
-        "email": Field(StrictCharField(), get=_email),
+        "email": Field(StrictCharField(), get=_org_email),
         "avatar_url": Field(StrictCharField(), get=lambda org, context: avatar_url(org)),
         "description": Field(StrictCharField()),
         "website": Field(StrictCharField()),

@@ -243,7 +243,7 @@ def render_repo(actor: access.Actor, repo: Repository, status: int = 200, **head
 
 
 def render_user(actor: access.Actor, owner: Owner) -> dict:
-    return USER.render(owner, {"actor": actor})
+    return USER.render(owner, {"actor": actor, "profile": True})
 
 
 def render_org(actor: access.Actor, org: Owner) -> dict:

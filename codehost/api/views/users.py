@@ -30,6 +30,7 @@ from codehost.api.views.common import (
     render_repo,
     render_user,
     repos_page,
+    require_public_org,
     require_public_user,
     visible_org,
     visible_owner,
@@ -147,8 +148,15 @@ class UserView(GiteaViewMixin, APIView):
 
     @extend_schema(tags=["user"], operation_id="userGet", responses=USER.serializer)
     def get(self, request, username):
-        owner = visible_user(self.actor, username)
-        require_public_user(self.actor, owner)
+        # Gitea keeps users and organizations in one table: an organization is read here
+        # too, as a User record.
+        owner = visible_owner(self.actor, username)
+        if owner.is_organization:
+            # Stricter than Gitea, whose user-scope check skips organizations: a
+            # public-only token reaches no non-public organization by any route.
+            require_public_org(self.actor, owner)
+        else:
+            require_public_user(self.actor, owner)
         return Response(render_user(self.actor, owner))
 
 
