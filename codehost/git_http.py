@@ -3,7 +3,8 @@
 Same credentials and the same rules as the API for them: Basic with a password or a token,
 or a token in `Authorization: token|bearer` or `?token=`/`?access_token=` (token scopes
 apply: read:repository to fetch, write:repository to push; a `public-only` token reaches
-public repositories only; an account that must change its password is refused everything);
+public repositories only; an account that must change its password, or a deactivated one,
+is refused everything with 403);
 anonymous callers may clone public repositories. A refusal to an anonymous caller is 401
 with a Basic challenge, so git asks for credentials. A push is
 recorded in the activity feed and refreshes the repository's updated_at, size and empty.
@@ -18,6 +19,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from codehost import access, git
 from codehost.api.authentication import authenticate_basic, user_for_token
 from codehost.api.base import password_change_required
+from codehost.api.exceptions import AccountDisabled
 from codehost.errors import Forbidden, NotFound
 from codehost.services import accounts, repositories
 from config.auth import parse_basic
@@ -97,6 +99,10 @@ def smart_http(request, owner: str, repo: str, rest: str):
         user, token = _caller(request)
     except AuthenticationFailed:
         return _challenge()
+    except AccountDisabled:
+        # Gitea's git handler refuses such an account (httpBase); a 403 has git stop
+        # without asking for, or dropping, the stored credentials.
+        return _plain(403, "Your account is disabled.")
     except SignInThrottled as error:
         response = _plain(429, str(error))
         response["Retry-After"] = str(error.retry_after)

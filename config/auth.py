@@ -104,6 +104,24 @@ def check_password_cached(request, username: str, password: str):
     return user
 
 
+def deactivated_account(username: str, password: str):
+    """The deactivated account whose own password this is, or None.
+
+    For a service that answers it apart from a wrong password (Gitea's 403), asked only
+    once check_password_cached found no active account, so the throttle has counted the
+    try. A directory account has no local password: it stays a plain failure.
+    """
+    if not username or not password or "\x00" in username:
+        return None
+    model = get_user_model()
+    user = model._default_manager.filter(
+        **{model.USERNAME_FIELD: username}, is_active=False
+    ).first()
+    if user is None or not user.has_usable_password() or not user.check_password(password):
+        return None
+    return user
+
+
 def hash_token(token: str) -> str:
     """Index key of an API token: tokens are stored and looked up by this digest only."""
     return hashlib.sha256(token.encode()).hexdigest()

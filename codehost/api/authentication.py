@@ -1,6 +1,7 @@
 """Gitea's credential mechanisms, tried in Gitea's order: `?token=`/`?access_token=`, then
 `Authorization: token|bearer <t>`, then Basic (user:password, or a token as username or
-password). Any credential that is present but wrong is 401, even on public endpoints.
+password). Any credential that is present but wrong is 401, even on public endpoints;
+right credentials of a deactivated account are 403 (AccountDisabled), as Gitea answers.
 """
 
 import re
@@ -11,8 +12,9 @@ from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from codehost.api.exceptions import AccountDisabled
 from codehost.models import AccessToken
-from config.auth import check_password_cached, hash_token, parse_basic
+from config.auth import check_password_cached, deactivated_account, hash_token, parse_basic
 from config.kept import KeptInstances, arg
 
 INVALID_CREDENTIALS = "invalid username, password or token"
@@ -29,22 +31,25 @@ class Credential:
     token: AccessToken | None = None
 
 
-# The token of a digest with its active account and the account's namespace, in one
-# indexed query compiled once: never cached, so a revoked token or a deactivated account
-# is refused on the next request.
+# The token of a digest with its account and the account's namespace, in one indexed
+# query compiled once: never cached, so a revoked token or a deactivated account is
+# refused on the next request.
 TOKEN = KeptInstances(
     AccessToken,
     ("user", "user__codehost_owner"),
-    lambda tokens: tokens.filter(token_hash=arg("digest"), user__is_active=True),
+    lambda tokens: tokens.filter(token_hash=arg("digest")),
 )
 
 
 def user_for_token(raw: str) -> AccessToken | None:
+    """The token `raw` is, or None; AccountDisabled when its account is deactivated."""
     # Gitea looks up only what has a token's shape (40 hex digits): a password sent by Basic
     # costs no token query.
     if not TOKEN_SHAPE.fullmatch(raw or ""):
         return None
     token = TOKEN.first(digest=hash_token(raw))
+    if token is not None and not token.user.is_active:
+        raise AccountDisabled()
     if token is not None:
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
@@ -96,7 +101,7 @@ class GiteaBasicAuthentication(GiteaAuthentication):
 
 def authenticate_basic(django_request, username: str, password: str):
     """(user, Credential) for Basic credentials, or AuthenticationFailed (SignInThrottled
-    after too many failed passwords).
+    after too many failed passwords, AccountDisabled for a deactivated account's own).
 
     A token may travel as the username (with an empty or `x-oauth-basic` password) or
     as the password; it then counts as token authentication with its scopes. The token
@@ -108,6 +113,8 @@ def authenticate_basic(django_request, username: str, password: str):
     user = check_password_cached(django_request, username, password)
     if user is not None:
         return (user, Credential("basic"))
+    if deactivated_account(username, password) is not None:
+        raise AccountDisabled()
     raise AuthenticationFailed(INVALID_CREDENTIALS)
 
 

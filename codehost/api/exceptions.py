@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import JsonResponse
-from rest_framework.exceptions import ParseError, UnsupportedMediaType
+from rest_framework.exceptions import APIException, ParseError, UnsupportedMediaType
 from rest_framework.response import Response
 
 from codehost import errors as domain
@@ -35,6 +35,18 @@ WIRE = {
 }
 
 
+class AccountDisabled(APIException):
+    """Gitea's verifyAuthWithOptions: right credentials of an account that may not sign in
+    (deactivated) are refused with 403 and {"message"} alone, never a 401 that has a
+    client ask for (or drop) credentials. An APIException, so DRF leaves the request
+    anonymous when authentication raises it."""
+
+    status_code = 403
+    default_detail = (
+        "This account is prohibited from signing in, please contact your site administrator."
+    )
+
+
 def swagger_url() -> str:
     return f"{settings.EXTERNAL_URL}/api/swagger"
 
@@ -47,6 +59,8 @@ def gitea_error_body(status: int, message: str, errors: list | None = None) -> d
 
 
 def gitea_exception_handler(exc, context):
+    if isinstance(exc, AccountDisabled):
+        return Response({"message": str(exc.detail)}, status=exc.status_code)
     if isinstance(exc, domain.DomainError):
         wire = WIRE[exc.code]
         if wire.bare:

@@ -111,12 +111,39 @@ def test_token_lookup_is_one_query_and_revocation_acts_at_once(
     assert client.get("/user").json()["login"] == "alice"
     alice.is_active = False
     alice.save(update_fields=["is_active"])
-    assert client.get("/version").status_code == 401
+    assert client.get("/version").status_code == 403
     alice.is_active = True
     alice.save(update_fields=["is_active"])
     assert client.get("/version").status_code == 200
     AccessToken.objects.filter(token_hash=hash_token(raw)).delete()
     assert client.get("/version").status_code == 401
+
+
+PROHIBITED = "This account is prohibited from signing in, please contact your site administrator."
+
+
+def test_a_deactivated_account_with_right_credentials_is_403_by_every_scheme(as_user, alice):
+    """Gitea's verifyAuthWithOptions: the credentials are right, the account may not sign
+    in: 403 with a bare message (no `url`), not 401 (which has clients ask again)."""
+    raw = make_token(as_user, alice)["sha1"]
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    for auth in (
+        basic("alice"),
+        f"token {raw}",
+        f"Bearer {raw}",
+        basic(raw, ""),
+        basic("alice", raw),
+    ):
+        response = as_user(auth=auth).get("/repos/search")
+        assert (response.status_code, response.json()) == (403, {"message": PROHIBITED}), auth
+    assert as_user().get(f"/user?token={raw}").json() == {"message": PROHIBITED}
+    # A wrong password of that account is still a wrong password.
+    wrong = as_user(auth=basic("alice", "wrong")).get("/repos/search")
+    assert (wrong.status_code, wrong.json()["message"]) == (
+        401,
+        "invalid username, password or token",
+    )
 
 
 @pytest.mark.parametrize(

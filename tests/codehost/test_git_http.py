@@ -143,6 +143,26 @@ def test_wrong_password_is_challenged_and_token_works_as_password(
     assert refused.returncode != 0 and "403" in refused.stderr
 
 
+def test_a_deactivated_account_is_refused_with_403_not_challenged(
+    live_server, as_user, git_client, tmp_path
+):
+    """Gitea's git handler: "Your account is disabled." (403): git stops and does not ask
+    for other credentials. (git sends credentials once challenged: a private repository.)"""
+    alice = UserFactory(username="alice")
+    as_user(alice).post("/user/repos", {"name": "demo", "private": True, "auto_init": True})
+    token = as_user(alice).post("/users/alice/tokens", {"name": "ci", "scopes": ["all"]})
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    for secret in (PASSWORD, token.json()["sha1"]):
+        refused = git_client(
+            "clone", "-q", url(live_server, "alice/demo.git", "alice", secret),
+            str(tmp_path / secret[:8]), check=False,
+        )  # fmt: skip
+        assert refused.returncode != 0
+        assert "403" in refused.stderr, refused.stderr
+        assert "could not read" not in refused.stderr
+
+
 def test_git_works_at_the_repository_page_address_without_git_suffix(
     live_server, as_user, git_client, tmp_path
 ):
