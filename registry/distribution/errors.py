@@ -84,12 +84,6 @@ class Unsupported(DistributionError):
     status, code, message = 405, "UNSUPPORTED", "The operation is unsupported."
 
 
-class RangeNotSatisfiable(DistributionError):
-    """A blob GET whose Range lies outside the blob."""
-
-    status, code, message = 416, "BLOB_UNKNOWN", "requested range not satisfiable"
-
-
 class PaginationNumberInvalid(DistributionError):
     """A bad `n` on a list (the CNCF registry's code)."""
 

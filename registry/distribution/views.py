@@ -22,6 +22,7 @@ from registry.distribution import (
     manifest_documents,
     manifest_reads,
     manifests,
+    ranges,
     socket_body,
     storage,
     token,
@@ -29,7 +30,6 @@ from registry.distribution import (
 from registry.distribution.errors import (
     DistributionError,
     NameInvalid,
-    RangeNotSatisfiable,
     RouteUnknown,
     SizeInvalid,
     TooManyParameters,
@@ -42,7 +42,6 @@ logger = logging.getLogger("registry.distribution")
 NAME_COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
 # Harbor names are `<project>/<repo...>`: at least two components.
 REPOSITORY_NAME = re.compile(rf"^{NAME_COMPONENT}(?:/{NAME_COMPONENT})+\Z")
-BYTE_RANGE = re.compile(r"^bytes=(\d*)-(\d*)\Z")
 API_VERSION_HEADER = ("Docker-Distribution-API-Version", "registry/2.0")
 
 
@@ -135,7 +134,12 @@ class BlobView(DistributionView):
             return response
         byte_range = request.headers.get("Range", "")
         if byte_range:
-            return self._partial(blob, byte_range)
+            try:
+                wanted = ranges.wanted_range(byte_range, blob.size)
+            except ranges.Unsatisfiable as refusal:
+                return ranges.refused(refusal, blob.size, blob.digest)
+            if wanted is not None:
+                return self._partial(blob, *wanted)
         content = blobs.open_content(blob)
         if storage.object_store() is None:
             # A local file: sent with sendfile where the server offers it.
@@ -150,26 +154,12 @@ class BlobView(DistributionView):
         response["Accept-Ranges"] = "bytes"
         return response
 
-    def _partial(self, blob, byte_range: str):
-        match = BYTE_RANGE.match(byte_range.strip())
-        if not match or match.groups() == ("", ""):
-            raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
-        first, last = match.groups()
-        if first == "":
-            start, end = max(blob.size - int(last), 0), blob.size - 1
-        else:
-            start = int(first)
-            end = min(int(last), blob.size - 1) if last else blob.size - 1
-        if start >= blob.size or end < start:
-            raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{blob.size}"})
-        length = end - start + 1
-        response = StreamingHttpResponse(
-            storage.iter_range(blobs.open_content(blob, start, length), length),
-            status=206,
-            content_type="application/octet-stream",
-        )
+    def _partial(self, blob, start: int, length: int):
+        # A suffix of 0 bytes is an empty range, as the registry answers it (no read).
+        body = storage.iter_range(blobs.open_content(blob, start, length), length) if length else ()
+        response = StreamingHttpResponse(body, status=206, content_type="application/octet-stream")
         response["Content-Length"] = str(length)
-        response["Content-Range"] = f"bytes {start}-{end}/{blob.size}"
+        response["Content-Range"] = f"bytes {start}-{start + length - 1}/{blob.size}"
         response["Docker-Content-Digest"] = blob.digest
         response["Accept-Ranges"] = "bytes"
         return response

@@ -183,6 +183,42 @@ def test_range_requests(reg):
 
 
 @pytest.mark.both_storages
+def test_unsatisfiable_ranges_are_answered_as_the_registry_does(reg):
+    """Distribution serves blobs with Go's http.ServeContent: a range it cannot satisfy is
+    416 with a plain-text line, no JSON error code (BLOB_UNKNOWN would say the blob is gone);
+    `Content-Range: bytes */<size>` only when the range lies past the end."""
+    digest = reg.upload("team/app", b"0123456789")
+
+    def get(value):
+        return reg.request("GET", f"/v2/team/app/blobs/{digest}", headers={"Range": value})
+
+    past = get("bytes=10-")
+    assert (past.status_code, past.text) == (416, "invalid range: failed to overlap\n")
+    assert past.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert past.headers["Content-Range"] == "bytes */10"
+    assert past.headers["Docker-Content-Digest"] == digest
+    for value in ("bytes=5-2", "items=0-1", "bytes=x-3", "bytes=--3", "bytes=1_0-"):
+        bad = get(value)
+        assert (bad.status_code, bad.text) == (416, "invalid range\n"), value
+        assert "Content-Range" not in bad.headers, value
+    # Ranges the registry ignores: the whole blob. More bytes asked than held, or several
+    # ranges (the registry answers those with multipart/byteranges).
+    for value in ("bytes=0-9,0-9", "bytes=0-1,4-5"):
+        whole = get(value)
+        assert (whole.status_code, whole.content) == (200, b"0123456789"), value
+    # Past the end among others: the others are served.
+    some = get("bytes=20-30, 8-")
+    assert (some.status_code, some.content, some.headers["Content-Range"]) == (
+        206, b"89", "bytes 8-9/10",
+    )  # fmt: skip
+    empty = reg.upload("team/app", b"")
+    assert (
+        reg.request("GET", f"/v2/team/app/blobs/{empty}", headers={"Range": "bytes=0-"}).status_code
+        == 200
+    )
+
+
+@pytest.mark.both_storages
 def test_cross_repository_mount(reg):
     digest = reg.upload("team/source", b"shared layer")
     mounted = reg.request(
