@@ -26,7 +26,10 @@ class WebhookView(TiendanubeViewMixin, GenericAPIView):
     def webhook(self) -> Webhook:
         found = self.webhooks().filter(pk=self.kwargs["webhook_id"]).first()
         if found is None:
+            webhooks.require_installed(self.request.auth)
             raise NotFound("Webhook with such id does not exist")
+        # The caller's installation as authenticated: read again, it may be gone already.
+        found.installation = self.request.auth
         return found
 
     def body(self, partial: bool) -> dict:

@@ -89,15 +89,33 @@ def _save(webhook: Webhook) -> Webhook:
     return webhook
 
 
+def _not_installed(installation: Installation) -> NotInstalled:
+    return NotInstalled(
+        f"app {installation.app_id} is not installed in store {installation.store_id}"
+    )
+
+
+def _lock_installation(installation: Installation) -> None:
+    """Within a transaction: the caller's installation locked, as uninstalling locks it
+    before its webhooks go; NotInstalled when an uninstall committed since the token was
+    checked (the token died with it: the API's 401, not a 404 for the webhook)."""
+    if Installation.objects.select_for_update().filter(pk=installation.pk).first() is None:
+        raise _not_installed(installation)
+
+
+def require_installed(installation: Installation) -> None:
+    """NotInstalled when the app was uninstalled since its token was checked: a webhook
+    not found then is gone with the installation, and the token with it."""
+    if not Installation.objects.filter(pk=installation.pk).exists():
+        raise _not_installed(installation)
+
+
 def create_webhook(installation: Installation, *, url, event) -> Webhook:
     _validate(installation, url, event)
     with transaction.atomic():
-        # Uninstalling locks the installation: a webhook written while that commits
-        # failed the foreign key check at commit, answered as a duplicate (409).
-        if Installation.objects.select_for_update().filter(pk=installation.pk).first() is None:
-            raise NotInstalled(
-                f"app {installation.app_id} is not installed in store {installation.store_id}"
-            )
+        # Without the lock, a webhook written while an uninstall commits failed the
+        # foreign key check at commit, answered as a duplicate (409).
+        _lock_installation(installation)
         return _save(Webhook(installation=installation, url=url, event=event))
 
 
@@ -109,6 +127,8 @@ def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:
     _validate(webhook.installation, new_url, new_event)
     with transaction.atomic():
         installation = webhook.installation
+        # The installation before the webhook, in the order uninstalling takes them.
+        _lock_installation(installation)
         webhook = locked(Webhook.objects, webhook.pk, "Webhook")
         webhook.installation = installation
         webhook.url, webhook.event = new_url, new_event
@@ -117,4 +137,5 @@ def update_webhook(webhook: Webhook, *, url=None, event=None) -> Webhook:
 
 def delete_webhook(webhook: Webhook) -> None:
     with transaction.atomic():
+        _lock_installation(webhook.installation)
         locked(Webhook.objects, webhook.pk, "Webhook").delete()

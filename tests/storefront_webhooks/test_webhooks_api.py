@@ -206,3 +206,64 @@ def test_two_identical_creates_give_one_201_and_one_409(installation):
         thread.join()
     assert sorted(statuses) == [201, 409]
     assert Webhook.objects.count() == 1
+
+
+def _uninstalled_while(monkeypatch, module, name, installation):
+    """The app is uninstalled (another thread, committed) while the request is at `name`:
+    the request's thread waits there for the uninstall to finish, then goes on."""
+    from storefront.services import installations
+
+    real = getattr(module, name)
+    finished = threading.Event()
+
+    def uninstall():
+        try:
+            installations.uninstall(installation.store_id, installation.app_id)
+        finally:
+            connection.close()
+            finished.set()
+
+    def paused(*args, **kwargs):
+        found = real(*args, **kwargs)
+        if not finished.is_set():
+            threading.Thread(target=uninstall).start()
+            assert finished.wait(30)
+        return found
+
+    monkeypatch.setattr(module, name, paused)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "method, moment",
+    [
+        ("GET", "after the token check"),
+        ("PUT", "after the token check"),
+        ("DELETE", "after the token check"),
+        # (A GET that found the webhook has read all it answers.)
+        ("PUT", "after the webhook was read"),
+        ("DELETE", "after the webhook was read"),
+    ],
+)
+def test_an_uninstall_racing_a_webhook_call_is_401_not_404(
+    monkeypatch, installation, method, moment
+):
+    """The token dies with the installation: a call whose token was checked just before an
+    uninstall committed answers what the next call would, 401 "Invalid access token", not
+    404 for a webhook that went with the installation."""
+    from storefront.api.webhook_views import WebhookView
+    from storefront.services import installations
+
+    webhook = WebhookFactory(installation=installation)
+    api = StoreApi(Client(), installation.store_id, issue_token(installation))
+    if moment == "after the token check":
+        _uninstalled_while(monkeypatch, installations, "installation_for_token", installation)
+    else:
+        _uninstalled_while(monkeypatch, WebhookView, "webhook", installation)
+    body = {"event": "product/updated"} if method == "PUT" else None
+    response = api.request(method, f"webhooks/{webhook.pk}", body)
+    assert response.status_code == 401, response.content
+    assert response.json() == {
+        "code": 401, "message": "Unauthorized", "description": "Invalid access token",
+    }  # fmt: skip
+    assert not Webhook.objects.exists()
