@@ -17,10 +17,11 @@ class CodehostConfig(AppConfig):
             account_holdings,
             account_leftovers,
             create_user_namespace,
+            name_held,
             require_password_change,
             revoke_tokens,
         )
-        from config import account_deletion
+        from config import account_deletion, account_names
         from config.accounts import account_disabled, password_reset
 
         post_save.connect(
@@ -31,3 +32,4 @@ class CodehostConfig(AppConfig):
         account_deletion.register(
             "codehost", holdings=account_holdings, leftovers=account_leftovers
         )
+        account_names.register("codehost", name_held)

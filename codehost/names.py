@@ -9,7 +9,8 @@ ALPHA_DASH_DOT = re.compile(r"^[A-Za-z0-9_.-]+$")
 REPO_RESERVED = {".", "..", "-"}
 REPO_PATTERNS = ["*.wiki", "*.git", "*.rss", "*.atom"]
 
-USERNAME = re.compile(r"^[\da-zA-Z][-.\w]*$")
+# Go's regexp: \d and \w are ASCII only, and $ is the end of the text.
+USERNAME = re.compile(r"^[\da-zA-Z][-.\w]*\Z", re.ASCII)
 USERNAME_BAD_RUN = re.compile(r"[-._]{2,}|[-._]$")
 USER_RESERVED = {
     ".", "..", ".well-known", "api", "metrics", "v2", "assets", "attachments", "avatar",

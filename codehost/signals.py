@@ -5,7 +5,8 @@ and its namespace directory goes with it."""
 
 import shutil
 
-from codehost import git
+from codehost import git, names
+from codehost.errors import Invalid
 from codehost.models import AccessToken, OrgMembership, Owner, Repository, TeamMember
 from config.account_deletion import Holding
 
@@ -17,18 +18,30 @@ def create_user_namespace(sender, instance, created, raw=False, **kwargs):
 
 
 def ensure_user_owner(user) -> Owner | None:
-    """The user's namespace, created on first need; None when an organization holds the name."""
+    """The user's namespace, created on first need; None when another owner holds the name
+    (in any case), or when Gitea could not name a user so (an account the registry created
+    as Harbor allows: `a:b`, a trailing space, over 40 characters, a reserved name)."""
     owner = Owner.objects.filter(user=user).first()
     if owner is not None:
         return owner
     name = user.get_username()
-    if Owner.objects.filter(lower_name=name.lower()).exists():
+    try:
+        names.check_user_name(name)
+    except Invalid:
+        return None
+    if name_held(name):
         return None
     owner, _ = Owner.objects.get_or_create(
         user=user,
         defaults={"name": name, "email": user.email, "full_name": user.get_full_name()},
     )
     return owner
+
+
+def name_held(name: str) -> bool:
+    """Whether a user or an organization has this name, compared as Gitea compares names
+    (config.account_names)."""
+    return Owner.objects.filter(lower_name=name.lower()).exists()
 
 
 def revoke_tokens(sender, user, **kwargs):

@@ -11,7 +11,7 @@ from codehost import names
 from codehost.errors import Forbidden, Invalid, NotFound, Rejected
 from codehost.models import AccessToken, Owner, Visibility
 from codehost.signals import ensure_user_owner
-from config import account_deletion
+from config import account_deletion, account_names
 from config.auth import hash_token
 from config.limits import INT64_MAX
 
@@ -31,7 +31,8 @@ def create_user(
     if len(password) < 8:
         raise Rejected("PasswordIsRequired")
     User = get_user_model()
-    if Owner.objects.filter(lower_name=username.lower()).exists():
+    # Also an account of another service whose name differs only in case.
+    if account_names.name_taken(username):
         raise Invalid(f"user already exists [name: {username}]")
     if User.objects.filter(email__iexact=email).exists():
         raise Invalid(f"e-mail already in use [email: {email}]")

@@ -5,9 +5,8 @@ import re
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 
-from config import account_deletion
+from config import account_deletion, account_names
 from registry import configuration
 from registry.errors import BadRequest, Conflict, Forbidden, PreconditionFailed
 from registry.models import UserProfile
@@ -63,7 +62,10 @@ def create_user(
     _validate_names(username, realname or None, comment)
     _validate_email(email)
     validate_password(password)
-    if User.objects.filter(Q(username=username) | Q(email__iexact=email)).exists():
+    # Stricter than Harbor, whose names are case-sensitive: the account signs in to the
+    # code host too, which reads names ignoring case (config.account_names).
+    taken = account_names.name_taken(username)
+    if taken or User.objects.filter(email__iexact=email).exists():
         raise Conflict(f"user {username} or email {email} already exists")
     try:
         with transaction.atomic():

@@ -30,6 +30,16 @@ def test_admin_creates_users(as_user, admin, alice):
     assert refused.json()["message"] == "user should be the site admin"
 
 
+@pytest.mark.parametrize("name", ["bü", "٣x", "b٣"])
+def test_user_names_are_ascii_alpha_dash_dot_as_gitea_reads_them(as_user, admin, name):
+    """Gitea's regexp: \\d and \\w are ASCII, and $ is the end of the text."""
+    body = {"username": name, "email": "n@example.com", "password": "secret123"}
+    response = as_user(admin).post("/admin/users", body)
+    assert (response.status_code, response.json()["message"]) == (
+        422, "[UserName]: invalid username",
+    )  # fmt: skip
+
+
 def test_admin_created_users_must_change_password_unless_told_otherwise(as_user, admin):
     body = {"username": "dave", "email": "dave@example.com", "password": "secret123"}
     assert as_user(admin).post("/admin/users", body).status_code == 201

@@ -171,3 +171,57 @@ def test_a_label_or_group_deleted_meanwhile_stays_deleted(alice):
     group.delete()
     with pytest.raises(NotFound):
         usergroups.rename_user_group(stale, "renamed")
+
+
+@pytest.mark.parametrize("name", ["a,b", 'a"b', "a~b", "a#b", "a%b", "a$b"])
+def test_usernames_harbor_refuses_are_400(admin_client, name):
+    """Harbor's validateUserProfile: common.IllegalCharsInUsername."""
+    response = admin_client.post("/api/v2.0/users", {**GOOD, "username": name})
+    assert response.status_code == 400
+    assert response.json() == {
+        "errors": [{"code": "BAD_REQUEST", "message": "username contains illegal characters"}]
+    }
+    assert not User.objects.filter(username=name).exists()
+
+
+def test_a_name_the_code_host_reads_as_another_account_is_409(admin_client, admin):
+    """Harbor's names are case-sensitive, Gitea's are not, and the account signs in to the
+    code host too: there `ADMIN` is `admin` (GET /users/ADMIN, ?sudo=ADMIN, a git URL
+    /ADMIN/repo), and an organization's name is a user's. Harbor's answer for a taken name."""
+    codehost = client_for(admin)
+    assert codehost.post("/api/v1/orgs", {"username": "acme"}, format="json").status_code == 201
+    assert codehost.get("/api/v1/users/ADMIN").json()["login"] == "admin"
+    for name in ("ADMIN", "Admin", "ACME"):
+        response = admin_client.post(
+            "/api/v2.0/users", {**GOOD, "username": name, "email": f"{name}@example.com"}
+        )
+        assert response.status_code == 409, name
+        assert response.json() == {
+            "errors": [
+                {
+                    "code": "CONFLICT",
+                    "message": f"user {name} or email {name}@example.com already exists",
+                }
+            ]
+        }
+    assert list(User.objects.values_list("username", flat=True)) == ["admin"]
+
+
+@pytest.mark.parametrize("name", ["bob ", "a:b", "x" * 50, "api", "bü", "bob\n"])
+def test_names_harbor_takes_but_gitea_cannot_have_no_code_hosting_namespace(admin_client, name):
+    """Harbor creates them (only its six characters are illegal); the code host, whose
+    names are alpha-dash-dot up to 40, gives such an account no namespace, so no git URL or
+    API path names it: a clear 403 there, never a half-made user or a 500."""
+    from codehost.models import Owner
+
+    response = admin_client.post("/api/v2.0/users", {**GOOD, "username": name})
+    assert response.status_code == 201, response.content
+    user = User.objects.get(username=name)
+    assert not Owner.objects.filter(user=user).exists()
+    refused = client_for(user, GOOD["password"]).get("/api/v1/user")
+    if ":" in name:
+        # Basic credentials end the user name at the first colon (RFC 7617), in Harbor too.
+        assert refused.status_code == 401
+        return
+    assert refused.status_code == 403
+    assert refused.json()["message"] == "this account has no code hosting namespace"
