@@ -39,6 +39,7 @@ urlpatterns = [
     path("admin/users/<str:username>/repos", users.AdminUserReposView.as_view()),
     path("user", users.CurrentUserView.as_view()),
     path("users/<str:username>", users.UserView.as_view()),
+    path("users/<str:username>/repos", repos.OwnerReposView.as_view()),
     path("users/<str:username>/tokens", users.UserTokensView.as_view()),
     path("users/<str:username>/tokens/<str:token>", users.UserTokenView.as_view()),
     path("orgs", users.OrgsView.as_view()),

@@ -471,6 +471,32 @@ def test_delete_removes_the_directory_after_commit(
     assert Owner.objects.get(name="alice").num_repos == 0
 
 
+def test_repositories_of_a_user_or_an_organization(
+    as_user, alice, bob, acme, django_assert_max_num_queries
+):
+    """GET /users/{username}/repos (Gitea's ListUserRepos, which also answers GET
+    /orgs/{org}/repos): what the caller sees of the owner's repositories."""
+    api = as_user(alice)
+    assert create(api, "open").status_code == 201
+    assert create(api, "closed", private=True).status_code == 201
+    assert create(api, "plaza", path="/orgs/acme/repos").status_code == 201
+    assert create(api, "vault", path="/orgs/acme/repos", private=True).status_code == 201
+
+    def names(caller, owner):
+        response = caller.get(f"/users/{owner}/repos")
+        assert response.status_code == 200, response.content
+        return [repo["full_name"] for repo in response.json()]
+
+    assert names(api, "alice") == ["alice/closed", "alice/open"]
+    assert names(as_user(bob), "ALICE") == ["alice/open"]
+    assert names(as_user(), "acme") == ["acme/plaza"]
+    assert names(api, "acme") == ["acme/plaza", "acme/vault"]
+    assert api.get("/users/acme/repos").json() == api.get("/orgs/acme/repos").json()
+    assert as_user().get("/users/nobody/repos").status_code == 404
+    with django_assert_max_num_queries(8):
+        assert as_user(bob).get("/users/alice/repos?limit=1").status_code == 200
+
+
 def test_delete_org_repo_needs_org_owner_or_admin(as_user, alice, bob, admin, acme):
     as_user(alice).post("/orgs/acme/repos", {"name": "one"})
     as_user(alice).post("/orgs/acme/repos", {"name": "two"})

@@ -168,6 +168,20 @@ class OrgReposView(GiteaViewMixin, APIView):
         return render_repo(self.actor, repo, status=201)
 
 
+class OwnerReposView(GiteaViewMixin, APIView):
+    """GET /users/{username}/repos: Gitea's ListUserRepos, the handler GET /orgs/{org}/repos
+    uses too; {username} may name an organization."""
+
+    token_scopes = ["user", "repository"]
+
+    @extend_schema(
+        tags=["user"], operation_id="userListRepos", responses=REPOSITORY.serializer(many=True)
+    )
+    def get(self, request, username):
+        owner = visible_owner(self.actor, username)
+        return repos_page(self, visible_rows(OWNER_REPOS, self.actor, owner=owner.pk))
+
+
 def access_required() -> NotAuthenticated:
     return NotAuthenticated("token is required")
 
