@@ -5,6 +5,7 @@ from pathlib import Path
 import dj_database_url
 
 from config.env import data_dir, env_bool, env_int, env_list, env_str, secret_key
+from config.file_cache import file_caches
 from config.object_storage import s3_storages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -149,13 +150,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    # A file cache is shared by the web, worker and beat processes of the embedded default.
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(DATA_DIR / "cache"),
-        }
-    }
+    # Files shared by the web, worker and beat processes; sign-in counters apart.
+    CACHES = file_caches(DATA_DIR)
 
 BROKER_DIR = DATA_DIR / "broker"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"

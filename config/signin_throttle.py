@@ -1,4 +1,6 @@
-"""Throttling of failed sign-ins, shared by every process through the Django cache.
+"""Throttling of failed sign-ins, shared by every process through the Django cache (the
+`signin` cache where settings have one: the embedded default's, which culls no live
+counter, config.file_cache; else the default cache, Redis).
 
 Every password check goes through `django.contrib.auth.authenticate` (Basic credentials
 of all three services, the registry's token endpoint, git over HTTP, the login pages).
@@ -16,7 +18,7 @@ import time
 
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
-from django.core.cache import cache
+from django.core.cache import caches
 from django.dispatch import receiver
 from rest_framework.exceptions import Throttled
 
@@ -68,23 +70,33 @@ def _counters(request, username: str) -> list[tuple[str, int]]:
 # `key:n` the failures; both expire when the window ends.
 
 
+def _cache():
+    return caches["signin" if "signin" in settings.CACHES else "default"]
+
+
 def check(request, username: str, also: str | None = None):
     """Raise SignInThrottled when this account from this address, or this address, has
-    failed too often in its current window. Returns the cached value under the key `also`
-    (None without one): a caller that reads its own entry next saves a cache round trip."""
+    failed too often in its current window. Returns the default cache's value under the
+    key `also` (None without one): read in the same round trip when the counters are in
+    the default cache too (Redis), which saves a caller reading its own entry next one."""
     counters = _counters(request, username)
     names = [name for key, _ in counters for name in (key, f"{key}:n")]
-    values = cache.get_many([*names, also] if also else names)
+    store = _cache()
+    together = also is not None and store is caches["default"]
+    values = store.get_many([*names, also] if together else names)
     now = time.time()
     for key, limit in counters:
         started = values.get(key)
         if started is not None and values.get(f"{key}:n", 0) >= limit:
             window_end = started + settings.SIGNIN_THROTTLE_WINDOW
             raise SignInThrottled(max(1, math.ceil(window_end - now)))
-    return values.get(also) if also else None
+    if also is None:
+        return None
+    return values.get(also) if together else caches["default"].get(also)
 
 
 def _count(key: str) -> None:
+    cache = _cache()
     window = settings.SIGNIN_THROTTLE_WINDOW
     now = time.time()
     if cache.add(key, now, window):

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from codehost import git_urls
@@ -29,7 +30,17 @@ urlpatterns = [
         name="password_change",
     ),
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Of django.contrib.auth's pages, sign-in, sign-out and the password change's result:
+    # no self-service password reset. The server sends no mail (no EMAIL_* settings), so
+    # its form only made anonymous callers open SMTP connections to localhost, unthrottled;
+    # an administrator resets a password (the Users action "Reset the password").
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     path("api/docs/", pages.docs_index, name="api-docs"),
     path("api/docs/", include(docs_urls())),
     path("api/v2.0/", include("registry.api.urls")),

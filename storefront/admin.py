@@ -5,12 +5,14 @@ from django.contrib import admin, messages
 
 from config.admin_tools import ServiceDeleteMixin, SystemRecordAdmin, record
 from storefront import models
-from storefront.errors import NotInstalled
-from storefront.services import installations, suspension, webhook_delivery
+from storefront.errors import Missing, NotInstalled
+from storefront.services import apps, installations, stores, suspension, webhook_delivery
 
 
 @admin.register(models.Store)
-class StoreAdmin(admin.ModelAdmin):
+class StoreAdmin(ServiceDeleteMixin, admin.ModelAdmin):
+    """Deleting a store uninstalls its apps first (each hears app/uninstalled)."""
+
     list_display = (
         "id",
         "__str__",
@@ -33,6 +35,10 @@ class StoreAdmin(admin.ModelAdmin):
     readonly_fields = ("suspended_at", "suspension_reason", "created_at", "updated_at")
     actions = ("suspend_stores", "resume_stores")
 
+    def delete_through(self, obj):
+        with contextlib.suppress(Missing):  # deleted meanwhile (another admin)
+            stores.delete_store(obj.pk)
+
     @admin.action(description="Suspend selected stores (plan not renewed)", permissions=["change"])
     def suspend_stores(self, request, queryset):
         stores = list(queryset)
@@ -51,7 +57,10 @@ class StoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.App)
-class AppAdmin(admin.ModelAdmin):
+class AppAdmin(ServiceDeleteMixin, admin.ModelAdmin):
+    """An app is deleted once it is installed nowhere and nothing waits to be sent to it
+    (apps.deletion_blockers): the admin shows what is left as protected, as for PROTECT."""
+
     list_display = ("id", "name", "redirect_uri", "scopes", "recurring_price", "created_at")
     search_fields = ("id", "name", "redirect_uri")
     list_filter = ("created_at",)
@@ -63,6 +72,14 @@ class AppAdmin(admin.ModelAdmin):
             obj.client_secret = secrets.token_hex(24)
             messages.info(request, f"Client secret of the new app: {obj.client_secret}")
         super().save_model(request, obj, form, change)
+
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        blockers = [f"{app}: {reason}" for app in objs for reason in apps.deletion_blockers(app)]
+        return deleted, counts, perms_needed, [*protected, *blockers]
+
+    def delete_through(self, obj):
+        apps.delete_app(obj.pk)
 
 
 @admin.register(models.Installation)

@@ -1,5 +1,6 @@
 """Repositories: creation (record first, git after the commit, undone on failure),
-forks, deletion, lookup through rename redirects, collaborators, topics, pushes.
+forks, deletion, lookup through rename redirects, pushes. What a repository's admin
+edits is in repo_settings (properties, topics) and collaborators.
 """
 
 import contextlib
@@ -36,11 +37,10 @@ from codehost.models import (
     TeamMember,
     TeamRepo,
     UnitType,
-    UserBlock,
     Visibility,
 )
 from codehost.services.activity import record_activity
-from codehost.services.teams import parse_any_mode, recount_team_repos
+from codehost.services.teams import recount_team_repos
 from config.kept import KeptInstances, arg
 
 logger = logging.getLogger(__name__)
@@ -336,67 +336,6 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
         repo.size = git.size(path)
         _save_found(repo, ["size"])
     return repo
-
-
-# Gitea's reqRepoAdmin: a repository's settings, topics and collaborators are for its
-# owner, a site admin, or a collaborator or team with admin access.
-REPO_ADMIN_REQUIRED = "user should be an owner or a collaborator with admin write of a repository"
-
-
-def require_repo_admin(access: Access) -> None:
-    """`access` is the actor's on the repository (access.repo_access)."""
-    if not access.is_admin:
-        raise Forbidden(REPO_ADMIN_REQUIRED)
-
-
-def is_collaborator(repo: Repository, user: Owner) -> bool:
-    return Collaboration.objects.filter(repo=repo, user=user).exists()
-
-
-def remove_collaborator(repo: Repository, user: Owner) -> None:
-    """Nothing happens when `user` is no collaborator (Gitea answers 204 alike)."""
-    Collaboration.objects.filter(repo=repo, user=user).delete()
-
-
-def add_collaborator(repo: Repository, user: Owner, permission: str) -> None:
-    if user.is_organization:
-        raise Invalid("user is an organization")
-    if user.pk == repo.owner_id:
-        raise Invalid("the owner cannot be a collaborator")
-    if UserBlock.between(user, repo.owner):
-        raise Forbidden("user is blocked by the repository owner")
-    mode = parse_any_mode(permission) if permission else AccessMode.WRITE
-    if mode == AccessMode.NONE:
-        raise Invalid("[Permission]: In")
-    Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})
-
-
-TOPIC_PATTERN = r"^[a-z0-9][-.a-z0-9]*$"
-
-
-def set_topics(repo: Repository, topics: list[str]) -> list[str]:
-    """Replace the topics; invalid ones are returned (Gitea answers 422 listing them)."""
-    import re
-
-    # A dict keeps the order and finds a repeat at once: a list made a body of 100,000
-    # topics cost minutes of a web thread.
-    cleaned = {}
-    invalid = []
-    for topic in topics:
-        topic = str(topic).strip().lower()
-        if not topic:
-            continue
-        if len(topic) > 35 or not re.match(TOPIC_PATTERN, topic):
-            invalid.append(topic)
-        else:
-            cleaned[topic] = None
-    if invalid:
-        return invalid
-    if len(cleaned) > 25:
-        raise Invalid("Exceeding maximum number of topics per repo")
-    repo.topics = list(cleaned)
-    repo.save(update_fields=["topics", "topics_index", "updated_at"])
-    return []
 
 
 def record_push(repo_id: int, actor: Owner | None, before: dict, after: dict) -> None:

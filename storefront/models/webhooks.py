@@ -74,8 +74,14 @@ class Delivery(models.Model):
     webhook = models.ForeignKey(
         Webhook, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
     )
+    # Null once the store is deleted: its apps' app/uninstalled deliveries still go out
+    # (the body names the store).
     store = models.ForeignKey(
-        "storefront.Store", on_delete=models.CASCADE, related_name="webhook_deliveries"
+        "storefront.Store",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="webhook_deliveries",
     )
     app = models.ForeignKey(
         "storefront.App", on_delete=models.CASCADE, related_name="webhook_deliveries"

@@ -6,9 +6,10 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+from django.db import transaction
 
 from storefront.errors import Invalid
-from storefront.models import SCOPES, App
+from storefront.models import SCOPES, App, Delivery, Installation
 
 
 def create_app(
@@ -34,3 +35,25 @@ def create_app(
         scopes=",".join(dict.fromkeys(scopes)),
         recurring_price=price,
     )
+
+
+def deletion_blockers(app: App) -> list[str]:
+    """What keeps an app from being deleted. Its webhooks are signed with its secret, so
+    once it is gone it can hear nothing: it is first uninstalled from every store (each
+    store's uninstall tells it, app/uninstalled) and its pending deliveries are finished."""
+    stores = Installation.objects.filter(app=app).values_list("store_id", flat=True)
+    pending = Delivery.objects.filter(app=app, status=Delivery.PENDING).count()
+    blockers = [f"installed in store {store_id}: uninstall it there first" for store_id in stores]
+    if pending:
+        blockers.append(f"{pending} webhook delivery(ies) to it still pending")
+    return blockers
+
+
+def delete_app(app_id: int) -> None:
+    with transaction.atomic():
+        app = App.objects.select_for_update().filter(pk=app_id).first()
+        if app is None:
+            return
+        if blockers := deletion_blockers(app):
+            raise Invalid(f"app {app_id} cannot be deleted: {'; '.join(blockers)}")
+        app.delete()

@@ -118,7 +118,13 @@ def uninstall(store_id: int, app_id: int) -> None:
         )
         if installation is None:
             raise NotInstalled(f"app {app_id} is not installed in store {store_id}")
-        # Before the webhooks go with the installation; sent once this commits.
-        events.fan_out(store_id, "app/uninstalled", app_id, only_app_id=app_id)
-        Script.objects.filter(store_id=store_id, app_id=app_id).delete()
-        installation.delete()
+        remove(installation)
+
+
+def remove(installation: Installation) -> None:
+    """Uninstall a row-locked installation, inside the caller's transaction."""
+    store_id, app_id = installation.store_id, installation.app_id
+    # Before the webhooks go with the installation; sent once this commits.
+    events.fan_out(store_id, "app/uninstalled", app_id, only_app_id=app_id)
+    Script.objects.filter(store_id=store_id, app_id=app_id).delete()
+    installation.delete()

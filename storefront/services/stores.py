@@ -1,9 +1,12 @@
-"""Stores, as an operator creates them for an existing account, and what a store holds
-back when its owner's account is to be deleted."""
+"""Stores, as an operator creates (and deletes) them for an existing account, and what a
+store holds back when its owner's account is to be deleted."""
+
+from django.db import transaction
 
 from config.account_deletion import Holding
-from storefront.errors import Invalid
-from storefront.models import Store
+from storefront.errors import Invalid, Missing
+from storefront.models import Installation, Store
+from storefront.services import installations
 
 
 def create_store(
@@ -33,3 +36,19 @@ def account_holdings(user) -> list:
     if not count:
         return []
     return [Holding("storefront", f"user still owns stores [count: {count}]")]
+
+
+def delete_store(store_id: int) -> None:
+    """Every app installed in the store is uninstalled first, as the owner would do it: each
+    hears app/uninstalled (those deliveries outlive the store), then the store goes with
+    all it holds."""
+    with transaction.atomic():
+        # Store first, FOR NO KEY UPDATE as a suspension takes it (which then waits), and
+        # an uninstall committing meanwhile still passes its foreign key checks.
+        store = Store.objects.select_for_update(no_key=True).filter(pk=store_id).first()
+        if store is None:
+            raise Missing(f"store {store_id} does not exist")
+        installed = Installation.objects.select_for_update().filter(store=store).order_by("id")
+        for installation in installed:
+            installations.remove(installation)
+        store.delete()

@@ -131,7 +131,7 @@ LOCK_DELIVERIES = """
         installation.suspended_at IS NOT NULL
     FROM storefront_delivery AS delivery
     JOIN storefront_app AS app ON app.id = delivery.app_id
-    JOIN storefront_store AS store ON store.id = delivery.store_id
+    LEFT JOIN storefront_store AS store ON store.id = delivery.store_id
     LEFT JOIN storefront_installation AS installation
         ON installation.store_id = delivery.store_id AND installation.app_id = delivery.app_id
     WHERE delivery.id IN ({ids})

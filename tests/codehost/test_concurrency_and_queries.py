@@ -1,35 +1,20 @@
 """Concurrent creates against PostgreSQL, and constant query counts on list endpoints."""
 
-import threading
-
 import pytest
-from django.db import connection
 
 from codehost.models import Activity, OrgMembership, Owner, Repository, Team, TeamMember, TeamRepo
 from tests.codehost.factories import UserFactory, owner_of
+from tests.races import run_together
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_creates_one_201_one_409_no_orphan_directory(as_user, git_root):
     alice = UserFactory(username="alice")
-    barrier = threading.Barrier(2)
-    statuses = []
-
-    def create():
-        try:
-            api = as_user(alice)
-            barrier.wait()
-            statuses.append(
-                api.post("/user/repos", {"name": "race", "auto_init": True}).status_code
-            )
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=create) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    apis = [as_user(alice) for _ in range(2)]
+    body = {"name": "race", "auto_init": True}
+    statuses = run_together(
+        [lambda api=api: api.post("/user/repos", body).status_code for api in apis]
+    )
     assert sorted(statuses) == [201, 409]
     assert Repository.objects.filter(name="race").count() == 1
     assert [p.name for p in (git_root / "alice").iterdir()] == ["race.git"]
@@ -39,23 +24,11 @@ def test_two_concurrent_creates_one_201_one_409_no_orphan_directory(as_user, git
 def test_concurrent_team_creates_one_201_one_422(as_user):
     alice = UserFactory(username="alice")
     as_user(alice).post("/orgs", {"username": "acme"})
-    barrier = threading.Barrier(2)
-    statuses = []
-
-    def create():
-        try:
-            api = as_user(alice)
-            barrier.wait()
-            body = {"name": "devs", "units": ["repo.code"]}
-            statuses.append(api.post("/orgs/acme/teams", body).status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=create) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    apis = [as_user(alice) for _ in range(2)]
+    body = {"name": "devs", "units": ["repo.code"]}
+    statuses = run_together(
+        [lambda api=api: api.post("/orgs/acme/teams", body).status_code for api in apis]
+    )
     assert sorted(statuses) == [201, 422]
 
 

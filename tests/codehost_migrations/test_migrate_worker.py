@@ -17,6 +17,7 @@ from codehost.services import migration_worker, migrations
 from tests.codehost.factories import UserFactory, owner_of
 from tests.codehost_migrations.conftest import files_under, git
 from tests.conftest import wait_until
+from tests.races import run_together
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -223,21 +224,11 @@ def test_url_credentials_in_an_error_are_masked(celery_worker, admin_client, set
 def test_two_migrations_of_one_name_at_once_give_one_201_and_one_409(
     celery_worker, admin_client, local_imports, source_repo
 ):
-    results = []
+    from tests.codehost_migrations.conftest import basic_client
 
-    def post():
-        from tests.codehost_migrations.conftest import basic_client
-
-        client = basic_client("admin", "password")
-        results.append(
-            client.post(URL, {"clone_addr": str(source_repo.path), "repo_name": "race"}).status_code
-        )
-
-    threads = [threading.Thread(target=post) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    clients = [basic_client("admin", "password") for _ in range(2)]
+    body = {"clone_addr": str(source_repo.path), "repo_name": "race"}
+    results = run_together([lambda c=c: c.post(URL, body).status_code for c in clients])
     assert sorted(results) == [201, 409]
     assert Repository.objects.filter(name="race").count() == 1
 

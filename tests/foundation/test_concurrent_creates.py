@@ -4,7 +4,7 @@ system's format, no error and nothing half-made. On SQLite this is the busy time
 the IMMEDIATE transactions at work."""
 
 import base64
-import threading
+import functools
 
 import pytest
 import requests
@@ -16,6 +16,7 @@ from codehost.services.accounts import create_token
 from registry.models import Project, ProjectMember
 from storefront.models import Webhook
 from tests.conftest import database_url
+from tests.races import run_together
 from tests.services.web import gunicorn
 from tests.storefront.factories import InstallationFactory, issue_token
 
@@ -35,21 +36,14 @@ def server(django_db_setup, django_db_blocker, tmp_path_factory):
 
 def race(url: str, headers: dict, body) -> list[requests.Response]:
     """CLIENTS posts at once; `body` a dict, or a function of the client's number."""
-    barrier = threading.Barrier(CLIENTS)
-    answers = []
+    sessions = [requests.Session() for _ in range(CLIENTS)]
 
     def send(number: int):
         sent = body(number) if callable(body) else body
-        with requests.Session() as session:
-            barrier.wait()
-            answers.append(session.post(url, json=sent, headers=headers, timeout=120))
+        with sessions[number] as session:
+            return session.post(url, json=sent, headers=headers, timeout=120)
 
-    threads = [threading.Thread(target=send, args=(number,)) for number in range(CLIENTS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return answers
+    return run_together([functools.partial(send, n) for n in range(CLIENTS)], timeout=150)
 
 
 def statuses(answers) -> dict[int, int]:

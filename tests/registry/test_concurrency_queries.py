@@ -1,12 +1,11 @@
 """Concurrent creates against PostgreSQL, and list endpoints at a constant query count."""
 
-import threading
 import time
 
 import pytest
-from django.db import connection
 
 from registry.models import Project, ProjectMember, ProjectMetadata
+from tests.races import run_together
 from tests.registry.conftest import client_for
 from tests.registry.factories import LabelFactory, MemberFactory, ProjectFactory, UserFactory, push
 
@@ -14,21 +13,11 @@ from tests.registry.factories import LabelFactory, MemberFactory, ProjectFactory
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_creates_of_one_name_give_201_and_409():
     users = [UserFactory(username=f"racer{n}") for n in range(2)]
-    barrier = threading.Barrier(2)
-    statuses = []
-
-    def create(user):
-        client = client_for(user)
-        barrier.wait()
-        response = client.post("/api/v2.0/projects", {"project_name": "contested"})
-        statuses.append(response.status_code)
-        connection.close()
-
-    threads = [threading.Thread(target=create, args=(user,)) for user in users]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    clients = [client_for(user) for user in users]
+    body = {"project_name": "contested"}
+    statuses = run_together(
+        [lambda c=c: c.post("/api/v2.0/projects", body).status_code for c in clients]
+    )
     assert sorted(statuses) == [201, 409]
     project = Project.objects.get(name="contested")
     # Nothing half-made: one project with its one admin member and its public flag.
@@ -133,7 +122,6 @@ def test_schema_tables_are_computed_once_by_concurrent_first_requests():
     from registry.api.harbor_schema import once
 
     calls = []
-    barrier = threading.Barrier(8)
 
     @once
     def table():
@@ -141,13 +129,5 @@ def test_schema_tables_are_computed_once_by_concurrent_first_requests():
         time.sleep(0.05)  # a slow first computation: the other threads arrive meanwhile
         return {"ready": True}
 
-    def first_request():
-        barrier.wait(timeout=5)
-        assert table() == {"ready": True}
-
-    threads = [threading.Thread(target=first_request) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert run_together([table] * 8) == [{"ready": True}] * 8
     assert len(calls) == 1

@@ -3,7 +3,6 @@ its paging, one run at a time, the log; harborapi's gc methods against a live se
 
 import asyncio
 import json
-import threading
 from datetime import timedelta
 
 import pytest
@@ -17,6 +16,7 @@ from harborapi.models import Schedule, ScheduleObj
 from registry.gc import services
 from registry.gc.models import GCExecution, GCSchedule
 from tests.conftest import wait_until
+from tests.races import run_together
 from tests.registry.conftest import client_for
 from tests.registry.factories import PASSWORD, UserFactory
 
@@ -199,21 +199,13 @@ def test_a_run_without_progress_for_an_hour_is_given_up(admin_client):
 def test_two_racing_manual_triggers_start_one_run(live_server, admin):
     import requests
 
-    barrier = threading.Barrier(4)
-    statuses = []
-
     def trigger():
-        barrier.wait()
         answer = requests.post(
             f"{live_server.url}{GC}/schedule", json=manual(), auth=("admin", PASSWORD)
         )
-        statuses.append(answer.status_code)
+        return answer.status_code
 
-    threads = [threading.Thread(target=trigger) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = run_together([trigger] * 4)
     assert sorted(statuses) == [201, 409, 409, 409]
     assert GCExecution.objects.count() == 1
 

@@ -1,11 +1,13 @@
 """Manifests, tags, referrers and the catalog over raw HTTP; the records they create."""
 
+import functools
 import json
 
 import pytest
 
 from registry.distribution import pulls
 from registry.models import Artifact, ArtifactReference, AuditLog, Project, Repository, Tag
+from tests.races import run_together
 from tests.registry.factories import ProjectFactory
 from tests.registry_oci.conftest import (
     DOCKER_LIST,
@@ -79,25 +81,15 @@ def test_a_pull_by_digest_times_the_artifact_not_its_tags(reg):
 
 def test_concurrent_pulls_all_count(reg, registry_url, owner):
     """Pulls at the same moment each add one to pull_count (none is lost to another)."""
-    import threading
-
     reg.push_image("team/app", "v1")
-    statuses = []
-    start = threading.Barrier(6)
-
-    def pull():
-        client = Registry(registry_url, owner.username)
+    clients = [Registry(registry_url, owner.username) for _ in range(6)]
+    for client in clients:
         client.request("GET", "/v2/")  # connect and sign in before the race starts
-        start.wait()
-        for _ in range(3):
-            statuses.append(client.request("GET", "/v2/team/app/manifests/v1").status_code)
 
-    threads = [threading.Thread(target=pull) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert statuses == [200] * 18
+    def pull(client):
+        return [client.request("GET", "/v2/team/app/manifests/v1").status_code for _ in range(3)]
+
+    assert run_together([functools.partial(pull, client) for client in clients]) == [[200] * 3] * 6
     pulls.flush()
     assert Repository.objects.get(name="team/app").pull_count == 18
 
@@ -526,25 +518,16 @@ def test_racing_deletes_of_one_manifest_succeed_once(reg, registry_url, owner, b
     """Four clients deleting one tag (or one artifact) at once: one 202, the others
     MANIFEST_UNKNOWN, one audit record (the losers were 202s too by digest, each with its
     own record, and a 500 by tag when the tag went between the check and the delete)."""
-    import threading
-
     digest = reg.push_image("team/gone", "v1")
     reference = "v1" if by == "tag" else digest
     clients = [Registry(registry_url, owner.username) for _ in range(4)]
     for client in clients:
         client.request("GET", "/v2/")  # signed in and connected before the race
-    barrier = threading.Barrier(len(clients))
-    statuses = []
 
     def delete(client):
-        barrier.wait()
-        statuses.append(client.request("DELETE", f"/v2/team/gone/manifests/{reference}"))
+        return client.request("DELETE", f"/v2/team/gone/manifests/{reference}")
 
-    threads = [threading.Thread(target=delete, args=(client,)) for client in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = run_together([functools.partial(delete, client) for client in clients])
     assert sorted(response.status_code for response in statuses) == [202, 404, 404, 404]
     assert {error_code(r) for r in statuses if r.status_code == 404} == {"MANIFEST_UNKNOWN"}
     kind = "tag" if by == "tag" else "artifact"
@@ -553,19 +536,13 @@ def test_racing_deletes_of_one_manifest_succeed_once(reg, registry_url, owner, b
 
 def test_concurrent_pushes_of_one_image_and_tag(reg, registry_url, owner):
     """Two clients pushing the same image under the same tag at once: both succeed, once."""
-    import threading
-
-    results = []
-
-    def push():
-        client = Registry(registry_url, owner.username)
-        results.append(client.push_image("team/race", "latest", layers=(b"same layer",)))
-
-    threads = [threading.Thread(target=push) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    clients = [Registry(registry_url, owner.username) for _ in range(2)]
+    results = run_together(
+        [
+            functools.partial(client.push_image, "team/race", "latest", layers=(b"same layer",))
+            for client in clients
+        ]
+    )
     assert len(results) == 2 and results[0] == results[1]
     assert Artifact.objects.filter(repository__name="team/race").count() == 1
     assert Tag.objects.filter(repository__name="team/race").count() == 1

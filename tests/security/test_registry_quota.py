@@ -3,9 +3,11 @@
 holds, from the moment its upload completes, whether a manifest references it or not; a
 manifest cannot make its blobs look smaller than they are."""
 
+import functools
 import json
 
 from registry.models import Artifact, Project
+from tests.races import run_together
 from tests.registry_oci.conftest import OCI_CONFIG, OCI_LAYER, OCI_MANIFEST, descriptor
 from tests.security.registry_support import (  # noqa: F401
     owner,
@@ -80,20 +82,17 @@ def test_mounting_a_blob_into_a_full_project_is_refused(reg, registry_url):
 
 
 def test_concurrent_uploads_cannot_together_pass_the_limit(reg):
-    from concurrent.futures import ThreadPoolExecutor
-
     Project.objects.filter(name="team").update(storage_limit=1000)
     bodies = [bytes([65 + n]) * 600 for n in range(4)]
     locations = [
         reg.request("POST", "/v2/team/app/blobs/uploads/").headers["Location"] for _ in bodies
     ]
 
-    def complete(pair):
-        location, body = pair
+    def complete(location, body):
         return reg.request("PUT", location, params={"digest": sha256(body)}, data=body)
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        answers = list(pool.map(complete, zip(locations, bodies, strict=True)))
+    pairs = zip(locations, bodies, strict=True)
+    answers = run_together([functools.partial(complete, *pair) for pair in pairs])
     assert sorted(answer.status_code for answer in answers) == [201, 403, 403, 403]
     assert used(reg) == 600
 

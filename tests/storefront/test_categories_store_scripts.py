@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.races import Interleaving
 from tests.storefront.factories import (
     CategoryFactory,
     InstallationFactory,
@@ -116,48 +117,25 @@ def test_concurrent_reparenting_never_makes_a_cycle(store):
     """A -> under B and B -> under A at once: each ancestor check read the other's old
     parent, and the two transactions then deadlocked on PostgreSQL's deferred foreign key
     checks (one request a 500). The second must wait for the first and be refused."""
-    import threading
-    import time
-
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from storefront.errors import Invalid
     from storefront.models import Category
     from storefront.services.categories import update_category
 
     first, second = CategoryFactory(store=store), CategoryFactory(store=store)
-    moved, outcomes = threading.Event(), {}
+    interleaving = Interleaving()
 
     def put_first_under_second():
-        try:
-            with transaction.atomic():
-                update_category(Category.objects.get(pk=first.pk), {"parent": second.pk})
-                moved.set()
-                time.sleep(1)  # the other request arrives while this one is uncommitted
-            outcomes["first"] = "moved"
-        finally:
-            moved.set()
-            connection.close()
+        with transaction.atomic():
+            update_category(Category.objects.get(pk=first.pk), {"parent": second.pk})
+            interleaving.pause()  # the other request arrives while this one is uncommitted
 
     def put_second_under_first():
-        moved.wait(10)
-        try:
-            update_category(Category.objects.get(pk=second.pk), {"parent": first.pk})
-            outcomes["second"] = "moved"
-        except Invalid:
-            outcomes["second"] = "refused"
-        except Exception as exc:
-            outcomes["second"] = repr(exc)
-        finally:
-            connection.close()
+        update_category(Category.objects.get(pk=second.pk), {"parent": first.pk})
 
-    threads = [threading.Thread(target=put_first_under_second),
-               threading.Thread(target=put_second_under_first)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert outcomes == {"first": "moved", "second": "refused"}
+    _, refused = interleaving.run(put_first_under_second, put_second_under_first, (Invalid,))
+    assert isinstance(refused, Invalid)
     assert Category.objects.get(pk=second.pk).parent_id is None
 
 
@@ -166,38 +144,23 @@ def test_concurrent_creates_never_share_a_handle(store):
     """Two categories named alike at once: each handle check ran before the other's row
     was committed and both stored `race` (PostgreSQL), so one was unreachable by handle.
     The second must wait for the first and take `race-2`."""
-    import threading
-    import time
-
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from storefront.services.categories import create_category
 
-    created, handles = threading.Event(), {}
+    interleaving = Interleaving()
 
     def first():
-        try:
-            with transaction.atomic():
-                handles["first"] = create_category(store, {"name": {"es": "Race"}}).handle
-                created.set()
-                time.sleep(1)  # the other request arrives while this one is uncommitted
-        finally:
-            created.set()
-            connection.close()
+        with transaction.atomic():
+            created = create_category(store, {"name": {"es": "Race"}})
+            interleaving.pause()  # the other request arrives while this one is uncommitted
+        return created
 
     def second():
-        created.wait(10)
-        try:
-            handles["second"] = create_category(store, {"name": {"es": "Race"}}).handle
-        finally:
-            connection.close()
+        return create_category(store, {"name": {"es": "Race"}})
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert [handles["first"]["es"], handles["second"]["es"]] == ["race", "race-2"]
+    handles = [created.handle["es"] for created in interleaving.run(first, second)]
+    assert handles == ["race", "race-2"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -208,64 +171,35 @@ def test_linking_to_a_category_deleted_meanwhile_is_422(store, monkeypatch, link
     commit, a 500 (seen through gunicorn: 9 of 15 rounds of create-under vs delete). It is
     the 422 of a category that is not there. SQLite runs one writer at a time: there the
     delete waits for the link and removes it."""
-    import threading
-
-    from django.db import connection
-
     from storefront.errors import Invalid
     from storefront.models import Category, Product
     from storefront.services import categories, events, products
 
     target, other = CategoryFactory(store=store), CategoryFactory(store=store)
     product = ProductFactory(store=store)
-    paused, deleted, outcome = threading.Event(), threading.Event(), {}
-    real_emit = events.emit
-
-    def emit_then_wait(*args):
-        """The link is written, not committed: the other request deletes now."""
-        real_emit(*args)
-        paused.set()
-        deleted.wait(1)  # SQLite: the delete waits for this writer instead
+    # The link is written, not committed: the other request deletes now (SQLite: the
+    # delete waits for this writer instead).
+    interleaving = Interleaving()
+    monkeypatch.setattr(events, "emit", interleaving.after(events.emit))
 
     def write_link():
-        monkeypatch.setattr(events, "emit", emit_then_wait)
-        try:
-            if link == "product":
-                products.create_product(store, {"name": {"es": "New"}, "categories": [target.pk]})
-            elif link == "product_update":
-                products.update_product(
-                    Product.objects.get(pk=product.pk), {"categories": [target.pk]}
-                )
-            elif link == "subcategory":
-                categories.create_category(store, {"name": {"es": "Child"}, "parent": target.pk})
-            else:
-                categories.update_category(Category.objects.get(pk=other.pk), {"parent": target.pk})
-            outcome["link"] = "linked"
-        except Invalid as error:
-            outcome["link"] = error.fields
-        except Exception as error:
-            outcome["link"] = repr(error)
-        finally:
-            paused.set()
-            connection.close()
+        if link == "product":
+            products.create_product(store, {"name": {"es": "New"}, "categories": [target.pk]})
+        elif link == "product_update":
+            products.update_product(Product.objects.get(pk=product.pk), {"categories": [target.pk]})
+        elif link == "subcategory":
+            categories.create_category(store, {"name": {"es": "Child"}, "parent": target.pk})
+        else:
+            categories.update_category(Category.objects.get(pk=other.pk), {"parent": target.pk})
+        return "linked"
 
     def delete_target():
-        paused.wait(10)
-        try:
-            categories.delete_category(Category.objects.get(pk=target.pk))
-            outcome["delete"] = "deleted"
-        finally:
-            deleted.set()
-            connection.close()
+        categories.delete_category(Category.objects.get(pk=target.pk))
 
-    threads = [threading.Thread(target=write_link), threading.Thread(target=delete_target)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    linked, _ = interleaving.run(write_link, delete_target, (Invalid,))
     field = "categories" if link.startswith("product") else "parent"
-    assert outcome["delete"] == "deleted"
-    assert outcome["link"] in ("linked", {field: [f"Category {target.pk} does not exist"]})
+    outcome = linked.fields if isinstance(linked, Invalid) else linked
+    assert outcome in ("linked", {field: [f"Category {target.pk} does not exist"]})
     assert not Category.objects.filter(pk=target.pk).exists()
     assert not Product.categories.through.objects.filter(category_id=target.pk).exists()
     assert not Category.objects.filter(parent_id=target.pk).exists()
@@ -295,10 +229,6 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
     trigger waited on the product: every write touching categories or links takes the
     store first. `first` runs until just before its last lock (a product's delete: just
     after it), then waits for the other to block (or to finish)."""
-    import threading
-
-    from django.db import connection
-
     from storefront.models import Category, Product, Variant
     from storefront.services import catalog, categories, products, variants
     from tests.storefront.factories import VariantFactory
@@ -308,21 +238,12 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
     product = ProductFactory(store=store)
     variant = VariantFactory(product=product)
     product.categories.set([category])
-    paused, other_started, other_done = (threading.Event() for _ in range(3))
-    outcomes = {}
+    interleaving = Interleaving()
     module, name = (catalog, "unique_handles") if first == "write" else (categories, "_parent")
     if write == "product_delete":
         module, name = products, "locked"
-    real = getattr(module, name)
-
-    def pause_then_go_on(*args, **kwargs):
-        found = real(*args, **kwargs) if write == "product_delete" else None
-        paused.set()
-        other_started.wait(10)
-        other_done.wait(1)  # the other runs now (or waits for this one)
-        return found if write == "product_delete" else real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, pause_then_go_on)
+    wrap = interleaving.after if write == "product_delete" else interleaving.before
+    monkeypatch.setattr(module, name, wrap(getattr(module, name)))
 
     def run_write():
         if write == "product_handle":
@@ -347,33 +268,7 @@ def test_catalog_writes_and_category_moves_at_once_are_no_deadlock(
         else:
             categories.update_category(found, {"parent": moved_to.pk})
 
-    def role(name, work, goes_first):
-        def run():
-            if not goes_first:
-                paused.wait(10)
-                other_started.set()
-            try:
-                work()
-                outcomes[name] = "done"
-            except Exception as error:
-                outcomes[name] = repr(error)
-            finally:
-                paused.set()
-                if not goes_first:
-                    other_done.set()
-                connection.close()
-
-        return threading.Thread(target=run)
-
-    threads = [
-        role("write", run_write, first == "write"),
-        role("move", run_move, first == "move"),
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert outcomes == {"write": "done", "move": "done"}
+    interleaving.run(*((run_write, run_move) if first == "write" else (run_move, run_write)))
     if other == "move":
         assert Category.objects.get(pk=category.pk).parent_id == moved_to.pk
     else:

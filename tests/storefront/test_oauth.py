@@ -1,6 +1,5 @@
 """OAuth 2 install flow (tiendanube.md section 2): consent, code, token exchange."""
 
-import threading
 from datetime import timedelta
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -11,6 +10,7 @@ from django.utils import timezone
 from config.auth import hash_token
 from storefront.models import AccessToken, AuthorizationCode, Installation
 from storefront.services import installations
+from tests.races import Interleaving, run_together
 from tests.storefront.factories import (
     AppFactory,
     InstallationFactory,
@@ -215,19 +215,11 @@ def test_racing_exchanges_of_one_code_get_one_token(live_server):
         "grant_type": "authorization_code",
         "code": code,
     }
-    start = threading.Barrier(6)
-    statuses = []
 
     def exchange_once():
-        start.wait()
-        response = requests.post(f"{live_server.url}/apps/authorize/token", json=body, timeout=30)
-        statuses.append(response.status_code)
+        return requests.post(f"{live_server.url}/apps/authorize/token", json=body, timeout=30)
 
-    threads = [threading.Thread(target=exchange_once) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = [answer.status_code for answer in run_together([exchange_once] * 6)]
     assert sorted(statuses) == [200] + [400] * 5
     assert AccessToken.objects.count() == 1
 
@@ -259,57 +251,18 @@ def test_an_uninstall_while_the_app_exchanges_its_code_is_no_deadlock(monkeypatc
     the installation: PostgreSQL's deadlock detection failed one of them (26 of 40 racing
     rounds, either side a 500). Both now take the installation first: the uninstall
     waits, then removes the new token with the installation."""
-    from django.db import connection
-
-    from storefront.models import AccessToken
-
     installation = InstallationFactory()
     code = installations.authorize(installation.app, installation.store)
-    written, outcomes = threading.Event(), {}
-    real = AccessToken.objects.update_or_create
-
-    def write_token_then_wait(*args, **kwargs):
-        found = real(*args, **kwargs)
-        written.set()
-        outcomes["uninstall started"] = uninstalling.wait(10)
-        done.wait(1)  # the uninstall runs now (or waits for this exchange)
-        return found
-
-    uninstalling, done = threading.Event(), threading.Event()
-    monkeypatch.setattr(AccessToken.objects, "update_or_create", write_token_then_wait)
-
-    def exchange():
-        try:
-            installations.exchange_code(installation.app, code)
-            outcomes["exchange"] = "token"
-        except Exception as error:
-            outcomes["exchange"] = repr(error)
-        finally:
-            written.set()
-            connection.close()
-
-    def uninstall():
-        written.wait(10)
-        uninstalling.set()
-        try:
-            installations.uninstall(installation.store_id, installation.app_id)
-            outcomes["uninstall"] = "uninstalled"
-        except Exception as error:
-            outcomes["uninstall"] = repr(error)
-        finally:
-            done.set()
-            connection.close()
-
-    threads = [threading.Thread(target=exchange), threading.Thread(target=uninstall)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert outcomes == {
-        "uninstall started": True,
-        "exchange": "token",
-        "uninstall": "uninstalled",
-    }
+    interleaving = Interleaving()
+    monkeypatch.setattr(
+        AccessToken.objects,
+        "update_or_create",
+        interleaving.after(AccessToken.objects.update_or_create),
+    )
+    interleaving.run(
+        lambda: installations.exchange_code(installation.app, code),
+        lambda: installations.uninstall(installation.store_id, installation.app_id),
+    )
     assert not Installation.objects.exists() and not AccessToken.objects.exists()
 
 
@@ -319,48 +272,13 @@ def test_an_uninstall_while_the_owner_authorizes_again_is_no_error(monkeypatch):
     committed, and the new code's foreign key failed at commit: a 500 on the authorize page
     (24 of 40 racing rounds on PostgreSQL). The installation is locked as the uninstall
     locks it: the uninstall waits and takes the new code with it."""
-    from django.db import connection
-
     installation = InstallationFactory()
-    written, uninstalling, done = (threading.Event() for _ in range(3))
-    outcomes = {}
-    real = AuthorizationCode.objects.create
-
-    def write_code_then_wait(*args, **kwargs):
-        found = real(*args, **kwargs)
-        written.set()
-        uninstalling.wait(10)
-        done.wait(1)  # the uninstall runs now (or waits for this authorization)
-        return found
-
-    monkeypatch.setattr(AuthorizationCode.objects, "create", write_code_then_wait)
-
-    def authorize():
-        try:
-            installations.authorize(installation.app, installation.store)
-            outcomes["authorize"] = "code"
-        except Exception as error:
-            outcomes["authorize"] = repr(error)
-        finally:
-            written.set()
-            connection.close()
-
-    def uninstall():
-        written.wait(10)
-        uninstalling.set()
-        try:
-            installations.uninstall(installation.store_id, installation.app_id)
-            outcomes["uninstall"] = "uninstalled"
-        except Exception as error:
-            outcomes["uninstall"] = repr(error)
-        finally:
-            done.set()
-            connection.close()
-
-    threads = [threading.Thread(target=authorize), threading.Thread(target=uninstall)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert outcomes == {"authorize": "code", "uninstall": "uninstalled"}
+    interleaving = Interleaving()
+    monkeypatch.setattr(
+        AuthorizationCode.objects, "create", interleaving.after(AuthorizationCode.objects.create)
+    )
+    interleaving.run(
+        lambda: installations.authorize(installation.app, installation.store),
+        lambda: installations.uninstall(installation.store_id, installation.app_id),
+    )
     assert not Installation.objects.exists() and not AuthorizationCode.objects.exists()

@@ -1,8 +1,8 @@
 """Products (tiendanube.md section 7): create with variants/images/categories, read,
 update semantics, delete, SKU lookup, every list filter and sort, paging."""
 
+import functools
 import logging
-import threading
 from datetime import timedelta
 
 import pytest
@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from storefront.models import Product
+from tests.races import run_together
 from tests.storefront.factories import (
     CategoryFactory,
     InstallationFactory,
@@ -321,20 +322,13 @@ def test_concurrent_creates_of_one_sku_one_wins_the_others_are_422(live_server):
     token = issue_token(installation)
     url = f"{live_server.url}/v1/{installation.store_id}/products"
     headers = {"Authentication": f"bearer {token}", "User-Agent": "Race (ops@example.com)"}
-    start = threading.Barrier(6)
-    answers = []
 
     def create(n):
-        start.wait()
         body = {"name": f"P{n}", "variants": [{"sku": "RACE-1"}]}
-        response = requests.post(url, json=body, headers=headers, timeout=60)
-        answers.append((response.status_code, response.json()))
+        return requests.post(url, json=body, headers=headers, timeout=60)
 
-    threads = [threading.Thread(target=create, args=(n,)) for n in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    calls = [functools.partial(create, n) for n in range(6)]
+    answers = [(answer.status_code, answer.json()) for answer in run_together(calls)]
     assert sorted(status for status, _ in answers) == [201] + [422] * 5
     assert all(body == {"sku": ["has already been taken"]} for s, body in answers if s == 422)
     assert Product.objects.filter(store_id=installation.store_id).count() == 1

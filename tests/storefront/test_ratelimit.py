@@ -2,7 +2,6 @@
 script and the flock-guarded files of the embedded default."""
 
 import multiprocessing
-import threading
 import time
 
 import pytest
@@ -10,6 +9,7 @@ import redis
 import requests
 
 from storefront import ratelimit
+from tests.races import run_together
 from tests.storefront.factories import InstallationFactory, issue_token
 
 REDIS_ONLY = pytest.mark.postgres_only(reason="the Redis bucket needs the scaled setup's Redis")
@@ -104,21 +104,11 @@ def test_45_concurrent_requests_on_a_fresh_bucket_let_exactly_40_through(
     token = issue_token(installation)
     url = f"{live_server.url}/v1/{installation.store_id}/products"
     headers = {"Authentication": f"bearer {token}", "User-Agent": "Load test (ops@example.com)"}
-    start = threading.Barrier(45)
-    statuses = []
-    lock = threading.Lock()
 
     def call():
-        start.wait()
-        status = requests.get(url, headers=headers, timeout=60).status_code
-        with lock:
-            statuses.append(status)
+        return requests.get(url, headers=headers, timeout=60).status_code
 
-    threads = [threading.Thread(target=call) for _ in range(45)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = run_together([call] * 45, timeout=60)
     assert sorted(statuses) == [200] * 40 + [429] * 5
 
 

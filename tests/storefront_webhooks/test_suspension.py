@@ -9,6 +9,7 @@ from django.db import transaction
 from storefront.models import Delivery, Installation, Store
 from storefront.services import events
 from tests.conftest import wait_until
+from tests.races import Interleaving
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import InstallationFactory, StoreFactory, UserFactory, issue_token
 from tests.storefront_webhooks.factories import WebhookFactory
@@ -201,54 +202,15 @@ def test_suspending_a_store_while_an_app_is_uninstalled_is_no_deadlock(monkeypat
     key check on the store at commit waited on the suspension: PostgreSQL failed one of
     them (14 of 25 racing rounds, a 500 in the admin or a command's traceback). The
     suspension's locks now let foreign key checks through (it changes no key)."""
-    import threading
-
-    from django.db import connection
-
     from storefront.services import installations, suspension
 
     installation = InstallationFactory()
     WebhookFactory(installation=installation, event="app/uninstalled")
-    announced, suspending, done = (threading.Event() for _ in range(3))
-    outcomes = {}
-    real = events.fan_out
-
-    def announce_then_wait(*args, **kwargs):
-        found = real(*args, **kwargs)
-        announced.set()
-        suspending.wait(10)
-        done.wait(1)  # the suspension runs now (or waits for the uninstall)
-        return found
-
-    monkeypatch.setattr(events, "fan_out", announce_then_wait)
-
-    def uninstall():
-        try:
-            installations.uninstall(installation.store_id, installation.app_id)
-            outcomes["uninstall"] = "uninstalled"
-        except Exception as error:
-            outcomes["uninstall"] = repr(error)
-        finally:
-            announced.set()
-            connection.close()
-
-    def suspend():
-        announced.wait(10)
-        suspending.set()
-        try:
-            suspension.suspend(installation.store_id, reason="unpaid")
-            outcomes["suspend"] = "suspended"
-        except Exception as error:
-            outcomes["suspend"] = repr(error)
-        finally:
-            done.set()
-            connection.close()
-
-    threads = [threading.Thread(target=uninstall), threading.Thread(target=suspend)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert outcomes == {"uninstall": "uninstalled", "suspend": "suspended"}
+    interleaving = Interleaving()
+    monkeypatch.setattr(events, "fan_out", interleaving.after(events.fan_out))
+    interleaving.run(
+        lambda: installations.uninstall(installation.store_id, installation.app_id),
+        lambda: suspension.suspend(installation.store_id, reason="unpaid"),
+    )
     assert not Installation.objects.exists()
     assert Store.objects.get(pk=installation.store_id).suspended_at is not None

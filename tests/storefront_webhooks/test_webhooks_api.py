@@ -1,14 +1,13 @@
 """/v1/{store_id}/webhooks: Tiendanube's resource, scoped to the calling app."""
 
 import re
-import threading
 
 import pytest
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from storefront.models import Webhook
+from tests.races import run_together
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import InstallationFactory, issue_token
 from tests.storefront_webhooks.factories import WebhookFactory
@@ -186,24 +185,11 @@ def test_suspended_app_gets_402(api, installation):
 @pytest.mark.django_db(transaction=True)
 def test_two_identical_creates_give_one_201_and_one_409(installation):
     token = issue_token(installation)
-    statuses = []
-    barrier = threading.Barrier(2)
-
-    def create():
-        api = StoreApi(Client(), installation.store_id, token)
-        barrier.wait()
-        statuses.append(
-            api.post(
-                "webhooks", {"url": "https://app.example.com/h", "event": "product/created"}
-            ).status_code
-        )
-        connection.close()
-
-    threads = [threading.Thread(target=create) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    body = {"url": "https://app.example.com/h", "event": "product/created"}
+    apis = [StoreApi(Client(), installation.store_id, token) for _ in range(2)]
+    statuses = run_together(
+        [lambda api=api: api.post("webhooks", body).status_code for api in apis]
+    )
     assert sorted(statuses) == [201, 409]
     assert Webhook.objects.count() == 1
 

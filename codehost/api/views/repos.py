@@ -41,7 +41,7 @@ from codehost.search import (
     SearchOptions,
     search_plan,
 )
-from codehost.services import mirrors, repo_settings, repositories
+from codehost.services import collaborators, mirrors, repo_settings, repositories
 from config.filters import Param, QueryFilters
 
 TAGS = ["repository"]
@@ -209,7 +209,7 @@ class RepoView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise NotFound()
         found, found_access = self.load(owner, repo)
-        repositories.require_repo_admin(found_access)
+        repo_settings.require_repo_admin(found_access)
         data = parse_body(EditRepoOptionSerializer, request.data)
         repo_settings.edit_repo(self.actor, found, repo_edit(data))
         if found.is_mirror:
@@ -306,9 +306,9 @@ class RepoTopicsView(RepoViewMixin, APIView):
         if not request.user.is_authenticated:
             raise access_required()
         found, found_access = self.load(owner, repo)
-        repositories.require_repo_admin(found_access)
+        repo_settings.require_repo_admin(found_access)
         data = parse_body(RepoTopicOptionsSerializer, request.data)
-        invalid = repositories.set_topics(found, data["topics"])
+        invalid = repo_settings.set_topics(found, data["topics"])
         if invalid:
             return Response({"message": "invalid topics", "invalidTopics": invalid}, status=422)
         return Response(status=204)
@@ -338,7 +338,7 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     def get(self, request, owner, repo, collaborator):
         found, _ = self.load(owner, repo)
         user = self.collaborator(collaborator)
-        if not repositories.is_collaborator(found, user):
+        if not collaborators.is_collaborator(found, user):
             raise NotFound()
         return Response(status=204)
 
@@ -350,9 +350,9 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     )
     def put(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        repositories.require_repo_admin(found_access)
+        repo_settings.require_repo_admin(found_access)
         data = parse_body(AddCollaboratorOptionSerializer, request.data or {})
-        repositories.add_collaborator(
+        collaborators.add_collaborator(
             found, self.collaborator(collaborator), data.get("permission") or ""
         )
         return Response(status=204)
@@ -360,6 +360,6 @@ class RepoCollaboratorView(RepoViewMixin, APIView):
     @extend_schema(tags=TAGS, operation_id="repoDeleteCollaborator", responses={204: None})
     def delete(self, request, owner, repo, collaborator):
         found, found_access = self.load(owner, repo)
-        repositories.require_repo_admin(found_access)
-        repositories.remove_collaborator(found, self.collaborator(collaborator))
+        repo_settings.require_repo_admin(found_access)
+        collaborators.remove_collaborator(found, self.collaborator(collaborator))
         return Response(status=204)
