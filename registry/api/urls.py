@@ -17,6 +17,7 @@ from registry.api.views import (
     repositories,
     robots,
     system,
+    tags,
     user_permissions,
     users,
 )
@@ -66,6 +67,8 @@ urlpatterns = [
         artifacts.ArtifactLabelDetailView.as_view(),
     ),
     re_path(ARTIFACT + r"/labels$", artifacts.ArtifactLabelsView.as_view()),
+    re_path(ARTIFACT + r"/tags/(?P<tag_name>[^/]+)$", tags.ArtifactTagDetailView.as_view()),
+    re_path(ARTIFACT + r"/tags$", tags.ArtifactTagsView.as_view()),
     re_path(ARTIFACT + r"$", artifacts.ArtifactDetailView.as_view()),
     re_path(REPO + r"/artifacts$", artifacts.ArtifactListView.as_view()),
     re_path(REPO + r"$", repositories.RepositoryDetailView.as_view()),
