@@ -20,6 +20,7 @@ from registry.api.serializers.fields import (
     null_when_empty,
     time_or_zero,
 )
+from registry.distribution.manifest_documents import INDEXES
 from registry.models import Artifact, ArtifactLabel, ArtifactReference, Tag
 
 REPOSITORY = harbor_record(
@@ -126,7 +127,9 @@ def artifact_path(project_name: str, repository_name: str, reference: str) -> st
 
 
 def _addition_links(row, context) -> dict | None:
-    names = ADDITIONS.get(row["type"], ())
+    # An index has none: Harbor's index processor lists no addition types.
+    is_index = row["manifest_media_type"] in INDEXES
+    names = () if is_index else ADDITIONS.get(row["type"], ())
     if not names:
         return None
     repository = context["repository"]
