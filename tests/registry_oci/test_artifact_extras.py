@@ -1,6 +1,7 @@
 """What hangs off a pushed artifact on Harbor's API, over real pushes: tags made by the API
 and pulled by /v2/, the additions its `addition_links` point at, its accessories."""
 
+import asyncio
 import gzip
 import io
 import json
@@ -10,6 +11,8 @@ from urllib.parse import urlparse
 import oras.client
 import oras.oci
 import pytest
+from harborapi import HarborAsyncClient
+from harborapi.exceptions import NotFound
 
 from registry.distribution import pulls
 from registry.models import AuditLog, Tag
@@ -352,3 +355,40 @@ def test_accessories_pushed_with_a_subject(reg, registry_url, tmp_path, monkeypa
     reg.request("DELETE", f"/v2/team/app/manifests/{signature['digest']}")
     assert reg.request("GET", f"{API}/v1/accessories").headers["X-Total-Count"] == "1"
     assert sha256(subject_bytes) == subject_digest
+
+
+def test_harborapi_reads_build_history_accessories_and_no_report(reg, registry_url):
+    history = [
+        {"created": "2024-03-18T05:32:51.436Z", "created_by": "/bin/sh -c #(nop) ADD file"},
+        {"created": "2024-03-18T05:33:00Z", "created_by": 'CMD ["sh"]', "empty_layer": True},
+    ]
+    subject = reg.push_image("team/app", "v1", config={"os": "linux", "history": history})
+    subject_bytes = reg.request("GET", "/v2/team/app/manifests/v1").content
+    empty = b"{}"
+    reg.upload("team/app", empty)
+    referrer = {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "artifactType": "application/vnd.cncf.notary.signature",
+        "config": descriptor("application/vnd.oci.empty.v1+json", empty),
+        "layers": [descriptor("application/vnd.oci.empty.v1+json", empty)],
+        "subject": descriptor(OCI_MANIFEST, subject_bytes),
+    }
+    body = json.dumps(referrer).encode()
+    response, signature = reg.put_manifest("team/app", sha256(body), referrer, OCI_MANIFEST)
+    assert response.status_code == 201
+    client = HarborAsyncClient(url=registry_url + "/api/v2.0", username="owner", secret=PASSWORD)
+
+    async def scenario():
+        entries = await client.get_artifact_build_history("team", "app", "v1")
+        assert [(e.created_by, e.empty_layer) for e in entries] == [
+            ("/bin/sh -c #(nop) ADD file", False),
+            ('CMD ["sh"]', True),
+        ]
+        [accessory] = await client.get_artifact_accessories("team", "app", subject)
+        assert accessory.digest == signature and accessory.type == "signature.notation"
+        assert accessory.subject_artifact_digest == subject
+        with pytest.raises(NotFound):
+            await client.get_artifact_vulnerability_reports("team", "app", "v1")
+
+    asyncio.run(scenario())
