@@ -31,6 +31,11 @@ def icon_of(accessory_type: str) -> str:
 
 def accessories_of(artifact: Artifact) -> QuerySet:
     """The referrers of `artifact` pushed into its repository, oldest first."""
+    return of_subjects(artifact.repository_id, [artifact.digest])
+
+
+def of_subjects(repository_id: int, digests: list[str]) -> QuerySet:
+    """The referrers pushed into a repository whose subject is one of `digests`."""
     return Referrer.objects.filter(
-        artifact__repository_id=artifact.repository_id, subject_digest=artifact.digest
+        artifact__repository_id=repository_id, subject_digest__in=digests
     ).order_by("pk")

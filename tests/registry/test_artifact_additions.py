@@ -119,3 +119,23 @@ def test_accessories_paging_and_queries(project, alice_client, django_assert_max
     assert alice_client.get(BASE + "/accessories", {"q": "type=subject.accessory"}).json() == []
     bad = alice_client.get(BASE + "/accessories", {"q": "type=~sig"})
     assert bad.status_code == 400
+
+
+def test_artifact_records_carry_accessories_when_asked(
+    project, alice_client, django_assert_max_num_queries
+):
+    subject = image(project, "web", "v1")
+    signatures = [accessory(project, subject, n) for n in range(3)]
+    listing = "/api/v2.0/projects/app/repositories/web/artifacts"
+    plain = alice_client.get(listing).json()
+    assert all(record["accessories"] is None for record in plain)
+    alice_client.get(listing, {"with_accessory": "true"})  # the process's caches filled
+    with django_assert_max_num_queries(12):
+        records = alice_client.get(listing, {"with_accessory": "true", "page_size": 100}).json()
+    by_digest = {record["digest"]: record for record in records}
+    attached = by_digest[subject.digest]["accessories"]
+    assert [a["artifact_id"] for a in attached] == [s.pk for s in signatures]
+    assert attached == alice_client.get(BASE + "/accessories").json()
+    assert by_digest[signatures[0].digest]["accessories"] is None
+    one = alice_client.get(BASE, {"with_accessory": "1"}).json()
+    assert one["accessories"] == attached
