@@ -259,3 +259,30 @@ def test_racing_creates_one_tag(alice, project, image):
         thread.join()
     assert sorted(statuses) == [201, 409]
     assert Tag.objects.filter(name="race").count() == 1
+
+
+def test_tagging_an_index_child_counts_it_as_harbor_does(alice_client, project):
+    child = push(project, "team/web", tag=None, seed="child")
+    push(
+        project,
+        "team/web",
+        tag="multi",
+        seed="index",
+        media_type="application/vnd.oci.image.index.v1+json",
+        manifest_media_type="application/vnd.oci.image.index.v1+json",
+        references=[{"digest": child.digest, "platform": {"os": "linux"}}],
+    )
+    repository = "/api/v2.0/projects/app/repositories/team%252Fweb"
+
+    def counts():
+        count = alice_client.get(repository).json()["artifact_count"]
+        listed = alice_client.get(f"{BASE}").json()
+        return count, len(listed)
+
+    # An untagged child of an index is outside Harbor's default set; tagged, it is in it.
+    assert counts() == (1, 1)
+    tagged = alice_client.post(f"{BASE}/{child.digest}/tags", {"name": "amd64"}, format="json")
+    assert tagged.status_code == 201
+    assert counts() == (2, 2)
+    assert alice_client.delete(f"{BASE}/amd64/tags/amd64").status_code == 200
+    assert counts() == (1, 1)
