@@ -139,3 +139,22 @@ def test_artifact_records_carry_accessories_when_asked(
     assert by_digest[signatures[0].digest]["accessories"] is None
     one = alice_client.get(BASE, {"with_accessory": "1"}).json()
     assert one["accessories"] == attached
+
+
+def test_an_artifact_of_no_known_type_has_no_additions(project, alice_client):
+    push(project, "web", "v1", media_type="application/vnd.example.thing.v1+json")
+    response = alice_client.get(BASE + "/additions/build_history")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["message"] == (
+        "the processor for artifact UNKNOWN not found, cannot get the addition"
+    )
+    assert "addition_links" not in alice_client.get(BASE).json()
+
+
+def test_a_manifest_missing_from_storage_is_404_not_500(project, alice_client):
+    artifact = push(project, "web", "v1")  # recorded, its bytes never stored
+    response = alice_client.get(BASE + "/additions/build_history")
+    assert response.status_code == 404
+    assert response.json()["errors"][0]["message"] == (
+        f"the manifest of artifact {artifact.digest} not found"
+    )
