@@ -158,3 +158,11 @@ def test_a_manifest_missing_from_storage_is_404_not_500(project, alice_client):
     assert response.json()["errors"][0]["message"] == (
         f"the manifest of artifact {artifact.digest} not found"
     )
+
+
+def test_addition_links_of_a_nested_repository_are_followed(project, alice_client):
+    image(project, "team/web", "v1")
+    record = alice_client.get("/api/v2.0/projects/app/repositories/team%252Fweb/artifacts/v1")
+    href = record.json()["addition_links"]["build_history"]["href"]
+    assert "/repositories/team%252Fweb/" in href
+    assert json.loads(alice_client.get(href).content) == HISTORY
