@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from registry.distribution.manifest_documents import TAG_SHAPE
-from registry.errors import BadRequest, Conflict, NotFound
-from registry.models import Artifact, Repository, Tag
+from registry.errors import BadRequest, Conflict, MethodNotAllowed, NotFound
+from registry.models import Artifact, Project, Repository, Tag
 from registry.services.project_lock import lock_project
 
 
@@ -22,8 +22,8 @@ def check_tag_name(name: str) -> None:
         raise BadRequest(f"invalid tag name: {name}")
 
 
-def create_tag(artifact: Artifact, name: str) -> Tag:
-    """Tag `artifact` as `name` in its repository.
+def create_tag(project: Project, artifact: Artifact, name: str) -> Tag:
+    """Tag `artifact` (of `project`) as `name` in its repository.
 
     Conflict when the repository holds that tag already, whichever artifact it names
     (Harbor does not move a tag here; a push does). The project row is locked first, so
@@ -32,7 +32,9 @@ def create_tag(artifact: Artifact, name: str) -> Tag:
     """
     check_tag_name(name)
     with transaction.atomic():
-        lock_project(artifact.project)
+        if lock_project(project).registry_id:
+            # A proxy cache mirrors its upstream's tags (Harbor's createTag refuses too).
+            raise MethodNotAllowed("the operation isn't supported for a proxy cache project")
         if not Artifact.objects.filter(pk=artifact.pk).exists():
             raise NotFound(f"artifact {artifact.digest} not found")
         if Tag.objects.filter(repository_id=artifact.repository_id, name=name).exists():

@@ -6,7 +6,7 @@ import threading
 import pytest
 from django.db import connection
 
-from registry.models import AuditLog, Repository, Role, Tag
+from registry.models import AuditLog, Project, Repository, Role, Tag
 from registry.services import tags
 from tests.registry.conftest import client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
@@ -79,9 +79,11 @@ def test_create_list_delete(alice_client, image):
     ]
 
 
-def test_list_paging_q_sort_and_query_count(alice_client, image, django_assert_max_num_queries):
+def test_list_paging_q_sort_and_query_count(
+    alice_client, project, image, django_assert_max_num_queries
+):
     for n in range(12):
-        tags.create_tag(image, f"t{n:02d}")
+        tags.create_tag(project, image, f"t{n:02d}")
     alice_client.get(f"{BASE}/v1/tags")  # the process's caches filled
     with django_assert_max_num_queries(9):
         page = alice_client.get(f"{BASE}/v1/tags", {"page": 2, "page_size": 5, "sort": "name"})
@@ -160,7 +162,7 @@ def test_longest_tag_name_and_body_shape(alice_client, image):
 
 
 def test_tag_name_with_slash_in_delete_path_deletes_nothing(alice_client, project, image):
-    tags.create_tag(image, "keep")
+    tags.create_tag(project, image, "keep")
     for path in ("a%2Fb", "a%252Fb", "..", "%2E%2E"):
         response = alice_client.delete(f"{BASE}/v1/tags/{path}")
         assert response.status_code in (404, 405), (path, response.status_code)
@@ -233,7 +235,7 @@ def test_tag_on_deleted_project_is_not_found(project, image):
     # The caller read the artifact, then the project went (its rows with it).
     project.delete()
     with pytest.raises(tags.NotFound):
-        tags.create_tag(image, "late")
+        tags.create_tag(project, image, "late")
     assert not Tag.objects.exists()
 
 
@@ -286,3 +288,14 @@ def test_tagging_an_index_child_counts_it_as_harbor_does(alice_client, project):
     assert counts() == (2, 2)
     assert alice_client.delete(f"{BASE}/amd64/tags/amd64").status_code == 200
     assert counts() == (1, 1)
+
+
+def test_no_tag_is_made_in_a_proxy_cache_project(alice_client, project, image):
+    Project.objects.filter(pk=project.pk).update(registry_id=1)
+    refused = alice_client.post(f"{BASE}/v1/tags", {"name": "mine"}, format="json")
+    assert refused.status_code == 405
+    assert refused.json()["errors"][0] == {
+        "code": "METHOD_NOT_ALLOWED",
+        "message": "the operation isn't supported for a proxy cache project",
+    }
+    assert list(Tag.objects.values_list("name", flat=True)) == ["v1"]

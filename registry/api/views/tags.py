@@ -66,7 +66,7 @@ class ArtifactTagsView(ArtifactMixin, APIView):
         project = get_project(request, project_name, "tag:create", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
         name = self.body(NewTagSerializer)["name"]
-        tags.create_tag(artifact, name)
+        tags.create_tag(project, artifact, name)
         resource = _tag_resource(artifact, name)
         audit.record(project.pk, "create", "tag", resource, audit.username_of(request.user))
         return self.empty(201)
