@@ -2,14 +2,18 @@
 accessory list's paging and query count (over real pushes: registry_oci's
 test_artifact_extras)."""
 
+import gzip
 import hashlib
+import io
 import json
+import tarfile
 
 import pytest
 
 from registry.distribution import storage
 from registry.distribution.models import Referrer
 from registry.models import Blob, Role
+from registry.services import additions, chart_additions
 from tests.registry.conftest import client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
 from tests.registry.test_robots import project_robot, robot_client
@@ -166,3 +170,111 @@ def test_addition_links_of_a_nested_repository_are_followed(project, alice_clien
     href = record.json()["addition_links"]["build_history"]["href"]
     assert "/repositories/team%252Fweb/" in href
     assert json.loads(alice_client.get(href).content) == HISTORY
+
+
+# --- malformed and oversized blobs ----------------------------------------------------------
+
+HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
+HELM_CHART = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+
+def recorded(project, tag: str, config: bytes, config_type=OCI_CONFIG, layers=()):
+    """An artifact whose config holds `config` as it is, and `layers` (stored bytes)."""
+    config_descriptor = stored(config) | {"mediaType": config_type}
+    manifest = json.dumps(
+        {
+            "schemaVersion": 2,
+            "mediaType": OCI_MANIFEST,
+            "config": config_descriptor,
+            "layers": [stored(layer) | {"mediaType": HELM_CHART} for layer in layers],
+        }
+    ).encode()
+    digest = stored(manifest)["digest"]
+    return push(project, "web", tag, digest=digest, size=len(manifest), media_type=config_type)
+
+
+def chart_archive(files: dict[str, bytes]) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as archive:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    return gzip.compress(raw.getvalue())
+
+
+def bad_request(response) -> str:
+    assert response.status_code == 400, response.content
+    [found] = response.json()["errors"]
+    assert found["code"] == "BAD_REQUEST"
+    return found["message"]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        b"not json",
+        b"[]",
+        json.dumps({"history": "all of it"}).encode(),
+        json.dumps({"history": [{"created": "yesterday"}]}).encode(),
+        json.dumps({"history": [{"created": "2024-02-30T00:00:00Z"}]}).encode(),
+        json.dumps({"history": [{"created_by": 5}]}).encode(),
+        json.dumps({"history": [{"empty_layer": "yes"}]}).encode(),
+        json.dumps({"history": [7]}).encode(),
+        b'{"history": [' * 5000 + b"]" * 5000,
+    ],
+    ids=["text", "array", "string", "time", "date", "number", "bool", "entry", "deep"],
+)
+def test_a_malformed_config_is_a_400(project, alice_client, config):
+    artifact = recorded(project, "v1", config)
+    message = bad_request(alice_client.get(BASE + "/additions/build_history"))
+    assert message == f"the config of artifact {artifact.digest} cannot be read"
+
+
+def test_an_oversized_config_is_refused_not_read_whole(project, alice_client, monkeypatch):
+    asked = []
+    original = storage.read_bytes
+
+    def spy(digest, limit=-1):
+        asked.append(limit)
+        return original(digest, limit)
+
+    monkeypatch.setattr(storage, "read_bytes", spy)
+    monkeypatch.setattr(additions, "MAX_CONFIG_BYTES", 1000)
+    artifact = recorded(project, "v1", json.dumps({"history": [], "pad": "x" * 5000}).encode())
+    message = bad_request(alice_client.get(BASE + "/additions/build_history"))
+    assert message == f"the config of artifact {artifact.digest} cannot be read"
+    # The manifest within its bound, then the config's first 1001 bytes only.
+    assert asked[-1] == 1001
+
+
+@pytest.mark.parametrize(
+    "archive",
+    [
+        b"not gzip at all",
+        gzip.compress(b"not a tar"),
+        chart_archive({"demo/values.yaml": b"a: 1\n"}),  # no Chart.yaml
+        chart_archive({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: &a [*a]\n"}),
+        chart_archive({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: {x: 1}\n"}),
+        chart_archive({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: [{name: 5}]\n"}),
+        chart_archive({"demo/Chart.yaml": b"apiVersion: v1\n", "demo/requirements.yaml": b"a: 1"}),
+        chart_archive({"demo/Chart.yaml": b"[unclosed\n"}),
+    ],
+    ids=["gzip", "tar", "chart-yaml", "alias", "mapping", "name", "requirements", "yaml"],
+)
+def test_a_malformed_chart_is_a_400(project, alice_client, archive):
+    chart = recorded(project, "v1", b"{}", HELM_CONFIG, layers=[archive])
+    assert chart.type == "CHART"
+    for name in ("dependencies", "values.yaml", "readme.md"):
+        message = bad_request(alice_client.get(BASE + f"/additions/{name}"))
+        assert message == f"the chart of artifact {chart.digest} cannot be read"
+
+
+def test_a_chart_bomb_stops_at_the_decompression_bound(project, alice_client, monkeypatch):
+    monkeypatch.setattr(chart_additions, "MAX_DECOMPRESSED_BYTES", 100_000)
+    archive = chart_archive({"demo/Chart.yaml": b"apiVersion: v2\n", "demo/big": b"\0" * 10**6})
+    assert len(archive) < 10_000
+    recorded(project, "v1", b"{}", HELM_CONFIG, layers=[archive])
+    bad_request(alice_client.get(BASE + "/additions/values.yaml"))
+    monkeypatch.setattr(chart_additions, "MAX_DECOMPRESSED_BYTES", 2 * 10**6)
+    assert alice_client.get(BASE + "/additions/values.yaml").status_code == 200

@@ -2,10 +2,7 @@
 and pulled by /v2/, the additions its `addition_links` point at, its accessories."""
 
 import asyncio
-import gzip
-import io
 import json
-import tarfile
 from urllib.parse import urlparse
 
 import oras.client
@@ -16,12 +13,10 @@ from harborapi.exceptions import NotFound
 
 from registry.distribution import pulls
 from registry.models import AuditLog, Tag
-from registry.services import additions
 from tests.registry.factories import PASSWORD
+from tests.registry.test_artifact_additions import chart_archive
 from tests.registry_oci.conftest import (
-    OCI_CONFIG,
     OCI_INDEX,
-    OCI_LAYER,
     OCI_MANIFEST,
     descriptor,
     sha256,
@@ -119,47 +114,6 @@ def test_vulnerabilities_without_a_scanner(reg, project):
     )
 
 
-@pytest.mark.parametrize(
-    "config",
-    [
-        b"not json",
-        b"[]",
-        json.dumps({"history": "all of it"}).encode(),
-        json.dumps({"history": [{"created": "yesterday"}]}).encode(),
-        json.dumps({"history": [{"created": "2024-02-30T00:00:00Z"}]}).encode(),
-        json.dumps({"history": [{"created_by": 5}]}).encode(),
-        json.dumps({"history": [{"empty_layer": "yes"}]}).encode(),
-        json.dumps({"history": [7]}).encode(),
-        b'{"history": [' * 5000 + b"]" * 5000,
-    ],
-    ids=["text", "array", "string", "time", "date", "number", "bool", "entry", "deep"],
-)
-def test_a_malformed_config_is_a_400(reg, config):
-    digest = _push_raw_config(reg, config)
-    code, kind, message = error(reg.request("GET", f"{API}/v1/additions/build_history"))
-    assert (code, kind) == (400, "BAD_REQUEST")
-    assert message == f"the config of artifact {digest} cannot be read"
-
-
-def test_an_oversized_config_is_refused_not_read_whole(reg, monkeypatch):
-    read = []
-    original = additions.read_json
-
-    def spy(artifact, digest, limit, what):
-        read.append(limit)
-        return original(artifact, digest, limit, what)
-
-    monkeypatch.setattr(additions, "read_json", spy)
-    monkeypatch.setattr(additions, "MAX_CONFIG_BYTES", 1000)
-    digest = _push_raw_config(reg, json.dumps({"history": [], "pad": "x" * 5000}).encode())
-    assert error(reg.request("GET", f"{API}/v1/additions/build_history")) == (
-        400,
-        "BAD_REQUEST",
-        f"the config of artifact {digest} cannot be read",
-    )
-    assert read == [1000]
-
-
 def test_an_index_has_no_additions(reg):
     reg.push_image("team/app", "amd64")
     child_bytes = reg.request("GET", "/v2/team/app/manifests/amd64").content
@@ -179,17 +133,7 @@ def test_an_index_has_no_additions(reg):
     )
 
 
-def _chart(files: dict[str, bytes]) -> bytes:
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w") as archive:
-        for name, content in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(content)
-            archive.addfile(info, io.BytesIO(content))
-    return gzip.compress(raw.getvalue())
-
-
-def _push_chart(reg, tag: str, archive: bytes) -> None:
+def _pushchart_archive(reg, tag: str, archive: bytes) -> None:
     config = json.dumps({"name": "demo", "version": "0.1.0"}).encode()
     reg.upload("team/app", config)
     reg.upload("team/app", archive)
@@ -212,10 +156,10 @@ def test_chart_additions(reg):
         b"  condition: redis.enabled\n  tags: [cache]\n"
         b"- name: local\n  repository: ''\n  import-values: [a]\n  enabled: true\n"
     )
-    _push_chart(
+    _pushchart_archive(
         reg,
         "0.1.0",
-        _chart(
+        chart_archive(
             {
                 "demo/Chart.yaml": chart_yaml,
                 "demo/values.yaml": b"replicas: 2\n",
@@ -246,57 +190,6 @@ def test_chart_additions(reg):
         "BAD_REQUEST",
         "addition BUILD_HISTORY isn't supported for CHART",
     )
-
-
-@pytest.mark.parametrize(
-    "archive",
-    [
-        b"not gzip at all",
-        gzip.compress(b"not a tar"),
-        _chart({"demo/values.yaml": b"a: 1\n"}),  # no Chart.yaml
-        _chart({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: &a [*a]\n"}),
-        _chart({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: {x: 1}\n"}),
-        _chart({"demo/Chart.yaml": b"apiVersion: v2\ndependencies: [{name: 5}]\n"}),
-        _chart({"demo/Chart.yaml": b"apiVersion: v1\n", "demo/requirements.yaml": b"a: 1\n"}),
-        _chart({"demo/Chart.yaml": b"[unclosed\n"}),
-    ],
-    ids=["gzip", "tar", "chart-yaml", "alias", "mapping", "name", "requirements", "yaml"],
-)
-def test_a_malformed_chart_is_a_400(reg, archive):
-    _push_chart(reg, "bad", archive)
-    for name in ("dependencies", "values.yaml", "readme.md"):
-        response = reg.request("GET", f"{API}/bad/additions/{name}")
-        code, kind, message = error(response)
-        assert (code, kind) == (400, "BAD_REQUEST") and "chart of artifact" in message
-
-
-def test_a_chart_bomb_stops_at_the_decompression_bound(reg, monkeypatch):
-    from registry.services import chart_additions
-
-    monkeypatch.setattr(chart_additions, "MAX_DECOMPRESSED_BYTES", 100_000)
-    archive = _chart({"demo/Chart.yaml": b"apiVersion: v2\n", "demo/big": b"\0" * 1_000_000})
-    assert len(archive) < 10_000
-    _push_chart(reg, "bomb", archive)
-    assert error(reg.request("GET", f"{API}/bomb/additions/values.yaml"))[:2] == (
-        400,
-        "BAD_REQUEST",
-    )
-
-
-def _push_raw_config(reg, config: bytes) -> str:
-    """An image whose config (typed as an image config) holds `config` as it is."""
-    reg.upload("team/app", config)
-    layer = b"layer"
-    reg.upload("team/app", layer)
-    document = {
-        "schemaVersion": 2,
-        "mediaType": OCI_MANIFEST,
-        "config": descriptor(OCI_CONFIG, config),
-        "layers": [descriptor(OCI_LAYER, layer)],
-    }
-    response, digest = reg.put_manifest("team/app", "v1", document, OCI_MANIFEST)
-    assert response.status_code == 201, response.text
-    return digest
 
 
 def test_accessories_pushed_with_a_subject(reg, registry_url, tmp_path, monkeypatch, isolated_home):  # noqa: F811
