@@ -278,3 +278,26 @@ def test_a_chart_bomb_stops_at_the_decompression_bound(project, alice_client, mo
     bad_request(alice_client.get(BASE + "/additions/values.yaml"))
     monkeypatch.setattr(chart_additions, "MAX_DECOMPRESSED_BYTES", 2 * 10**6)
     assert alice_client.get(BASE + "/additions/values.yaml").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "files, dependencies",
+    [
+        ({"demo/Chart.yaml": b"apiVersion: v2\nname: demo\n"}, b"null"),
+        ({"demo/Chart.yaml": b"name: demo\n"}, b"[]"),  # no apiVersion: Helm's v1
+        (
+            {
+                "demo/Chart.yaml": b"apiVersion: v1\n",
+                "demo/requirements.yaml": b"dependencies:\n- name: db\n  repository: '@x'\n",
+            },
+            b'[{"name":"db","repository":"@x"}]',
+        ),
+    ],
+    ids=["v2-none", "v1-none", "v1-requirements"],
+)
+def test_chart_dependencies_as_harbor_encodes_them(project, alice_client, files, dependencies):
+    recorded(project, "v1", b"{}", HELM_CONFIG, layers=[chart_archive(files)])
+    assert alice_client.get(BASE + "/additions/dependencies").content == dependencies
+    # A file the chart does not hold is an empty addition.
+    readme = alice_client.get(BASE + "/additions/readme.md")
+    assert readme.status_code == 200 and readme.content == b""
