@@ -39,3 +39,12 @@ def of_subjects(repository_id: int, digests: list[str]) -> QuerySet:
     return Referrer.objects.filter(
         artifact__repository_id=repository_id, subject_digest__in=digests
     ).order_by("pk")
+
+
+def of_type(referrers: QuerySet, accessory_type: str) -> QuerySet:
+    """The referrers of `referrers` that Harbor types `accessory_type`."""
+    if accessory_type == SUBJECT:
+        return referrers.exclude(artifact_type__in=list(TYPES))
+    return referrers.filter(
+        artifact_type__in=[media for media, kind in TYPES.items() if kind == accessory_type]
+    )

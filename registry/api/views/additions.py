@@ -20,10 +20,7 @@ from registry.services import accessories, additions
 def _type_filter(queryset, term):
     if not isinstance(term, Exact):
         raise BadRequest("invalid value of type")
-    known = [media for media, kind in accessories.TYPES.items() if kind == term.value]
-    if term.value == accessories.SUBJECT:
-        return queryset.exclude(artifact_type__in=list(accessories.TYPES))
-    return queryset.filter(artifact_type__in=known)
+    return accessories.of_type(queryset, str(term.value))
 
 
 ACCESSORY_QUERY = QuerySpec(
