@@ -37,6 +37,12 @@ MATRIX = {
     "artifact:read": READERS,
     "artifact:push": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
     "artifact:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "artifact-addition:read": READERS,
+    # Developers may tag an artifact but not untag one (Harbor's developer role).
+    "tag:list": READERS,
+    "tag:create": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER, Role.DEVELOPER}),
+    "tag:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
+    "accessory:list": READERS,
     "label:create": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
     "label:update": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
     "label:delete": frozenset({Role.PROJECT_ADMIN, Role.MAINTAINER}),
@@ -64,6 +70,9 @@ PUBLIC_ACTIONS = frozenset(
         "repository:list",
         "artifact:list",
         "artifact:read",
+        "artifact-addition:read",
+        "tag:list",
+        "accessory:list",
         "label:list",
         "label:read",
     }

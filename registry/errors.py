@@ -30,6 +30,12 @@ class NotFound(RegistryError):
     code, message = "NOT_FOUND", "not found"
 
 
+class MethodNotAllowed(RegistryError):
+    """An operation Harbor refuses on this kind of resource (a proxy cache project)."""
+
+    code, message = "METHOD_NOT_ALLOWED", "method not allowed"
+
+
 class Conflict(RegistryError):
     code, message = "CONFLICT", "conflict"
 

@@ -6,6 +6,7 @@ from django.urls import path, re_path, register_converter
 
 from registry.api.base import HarborUnknownPathView
 from registry.api.views import (
+    additions,
     artifacts,
     audit_logs,
     gc,
@@ -17,6 +18,7 @@ from registry.api.views import (
     repositories,
     robots,
     system,
+    tags,
     user_permissions,
     users,
 )
@@ -66,6 +68,16 @@ urlpatterns = [
         artifacts.ArtifactLabelDetailView.as_view(),
     ),
     re_path(ARTIFACT + r"/labels$", artifacts.ArtifactLabelsView.as_view()),
+    re_path(ARTIFACT + r"/tags/(?P<tag_name>[^/]+)$", tags.ArtifactTagDetailView.as_view()),
+    re_path(ARTIFACT + r"/tags$", tags.ArtifactTagsView.as_view()),
+    re_path(ARTIFACT + r"/accessories$", additions.ArtifactAccessoriesView.as_view()),
+    re_path(
+        ARTIFACT + r"/additions/vulnerabilities$",
+        additions.ArtifactVulnerabilitiesView.as_view(),
+    ),
+    re_path(
+        ARTIFACT + r"/additions/(?P<addition>[^/]+)$", additions.ArtifactAdditionView.as_view()
+    ),
     re_path(ARTIFACT + r"$", artifacts.ArtifactDetailView.as_view()),
     re_path(REPO + r"/artifacts$", artifacts.ArtifactListView.as_view()),
     re_path(REPO + r"$", repositories.RepositoryDetailView.as_view()),

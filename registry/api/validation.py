@@ -199,11 +199,14 @@ def model_failures(value: dict, spec: dict, prefix: str) -> Failures:
         child = node["properties"][key]
         name = f"{prefix}{key}"
         item = value.get(key)
-        if item is None:
+        child_node = resolve(child)
+        # A required string that is not nullable is a Go string: empty, it is missing
+        # (go-swagger's RequiredString; NewTag's name).
+        empty = item == "" and child_node.get("x-nullable") is False
+        if item is None or (empty and key in required):
             if key in required:
                 failures.append(f"{name} in body is required")
             continue
-        child_node = resolve(child)
         if "properties" in child_node and isinstance(item, dict):
             nested = model_failures(item, child, f"{name}.")
             if nested:

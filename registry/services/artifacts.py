@@ -181,4 +181,5 @@ def find_artifact(project: Project, repository_name: str, reference: str) -> Art
     )
     if artifact is None:
         raise NotFound(f"artifact {repository.name}:{reference} not found")
+    artifact.repository = repository  # read already: callers name it
     return artifact

@@ -1,7 +1,7 @@
 """The audit log: who did what to which resource of a project, and when.
 
 Recorded (Harbor's event types, `<operation>_<resource_type>`): create/pull/delete of an
-artifact, delete of a tag, of a repository, create/delete of a project, create/update/
+artifact, create/delete of a tag, delete of a repository, create/delete of a project, create/update/
 delete of a member and of a robot. `disabled_audit_log_event_types` (a comma list such as
 `pull_artifact,delete_tag`) turns types off; `skip_audit_log_database` sends records to the
 `registry.audit` logger only (the log pipeline then forwards them) instead of the table.

@@ -4,12 +4,13 @@ error parsing, Location headers, double-encoded repository names, bodiless answe
 import asyncio
 
 import pytest
-from harborapi.exceptions import Conflict, Forbidden, NotFound, PreconditionFailed
+from harborapi.exceptions import BadRequest, Conflict, Forbidden, NotFound, PreconditionFailed
 from harborapi.models import (
     Configurations,
     Label,
     ProjectMetadata,
     ProjectReq,
+    Tag,
     UserCreationReq,
 )
 
@@ -156,5 +157,44 @@ def test_users_configuration_and_permissions(harbor):
         assert stats.private_project_count == 1
         health = await admin.health_check()
         assert {c.name for c in health.components} >= {"core", "database", "redis"}
+
+    run(scenario())
+
+
+def test_artifact_tags(harbor):
+    client = harbor()
+    UserFactory(username="guest")
+
+    async def scenario():
+        await client.create_project(ProjectReq(project_name="apps"))
+        project = await asyncio.to_thread(Project.objects.get, name="apps")
+        artifact = await asyncio.to_thread(push, project, "team/web", "v1")
+        for n in range(12):
+            location = await client.create_artifact_tag(
+                "apps", "team/web", "v1", Tag(name=f"rc{n:02d}")
+            )
+            assert location == ""  # Harbor sets no Location: it serves no single tag
+        # The client follows the Link header page by page.
+        listed = await client.get_artifact_tags("apps", "team/web", artifact.digest, page_size=5)
+        assert sorted(t.name for t in listed) == [f"rc{n:02d}" for n in range(12)] + ["v1"]
+        assert all(t.artifact_id == artifact.pk and t.immutable is False for t in listed)
+        fuzzy = await client.get_artifact_tags(
+            "apps", "team/web", "v1", query="name=~rc1", with_signature=True
+        )
+        assert sorted(t.name for t in fuzzy) == ["rc10", "rc11"]
+        with pytest.raises(Conflict):
+            await client.create_artifact_tag("apps", "team/web", "v1", Tag(name="rc00"))
+        with pytest.raises(BadRequest):
+            await client.create_artifact_tag("apps", "team/web", "v1", Tag(name="a/b"))
+        await client.delete_artifact_tag("apps", "team/web", "rc00", "rc00")
+        with pytest.raises(NotFound):
+            await client.delete_artifact_tag("apps", "team/web", "v1", "rc00")
+        await client.add_project_member_user("apps", "guest", 3)
+        guest = harbor("guest")
+        assert len(await guest.get_artifact_tags("apps", "team/web", "v1", page_size=100)) == 12
+        with pytest.raises(Forbidden):
+            await guest.create_artifact_tag("apps", "team/web", "v1", Tag(name="mine"))
+        with pytest.raises(Forbidden):
+            await guest.delete_artifact_tag("apps", "team/web", "v1", "rc01")
 
     run(scenario())

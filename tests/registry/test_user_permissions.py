@@ -79,6 +79,9 @@ def test_non_member_holds_the_public_policies_of_a_public_project(public, bob_cl
         ("repository", "pull"),
         ("artifact", "list"),
         ("artifact", "read"),
+        ("artifact-addition", "read"),
+        ("tag", "list"),
+        ("accessory", "list"),
         ("label", "list"),
         ("label", "read"),
     }

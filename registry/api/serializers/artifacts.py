@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from config.kept import any_id, kept
 from config.records import Field
+from registry.api.serializers.accessories import ACCESSORY
 from registry.api.serializers.fields import (
     ALWAYS,
     HarborTimeField,
@@ -20,7 +21,9 @@ from registry.api.serializers.fields import (
     null_when_empty,
     time_or_zero,
 )
+from registry.distribution.manifest_documents import INDEXES
 from registry.models import Artifact, ArtifactLabel, ArtifactReference, Tag
+from registry.services import accessories
 
 REPOSITORY = harbor_record(
     "Repository",
@@ -126,7 +129,9 @@ def artifact_path(project_name: str, repository_name: str, reference: str) -> st
 
 
 def _addition_links(row, context) -> dict | None:
-    names = ADDITIONS.get(row["type"], ())
+    # An index has none: Harbor's index processor lists no addition types.
+    is_index = row["manifest_media_type"] in INDEXES
+    names = () if is_index else ADDITIONS.get(row["type"], ())
     if not names:
         return None
     repository = context["repository"]
@@ -183,29 +188,46 @@ ARTIFACT = harbor_record(
             serializers.DictField(child=AdditionLinkSerializer(), read_only=True),
             get=_addition_links,
         ),
-        # Accessories (signatures, SBOMs) are not modelled.
         "accessories": Field(
-            serializers.ListField(child=serializers.DictField(), allow_null=True, read_only=True),
-            fixed=None,
-            omit=ALWAYS,
+            ACCESSORY.serializer(many=True, allow_null=True, read_only=True),
+            get=_related("accessories"),
+            **ARRAY,
         ),
     },
 )
 
 
 def artifact_records(
-    rows: list[dict], repository_name: str, with_tag: bool, with_label: bool
+    rows: list[dict],
+    repository_name: str,
+    with_tag: bool,
+    with_label: bool,
+    with_accessory: bool = False,
 ) -> list[dict]:
     """Rows of ARTIFACT.columns, all of the repository `repository_name`, as Harbor's
-    Artifact; tags, labels and references take one query each."""
+    Artifact; tags, labels, references and accessories take one query each."""
     ids = [row["id"] for row in rows]
     context = {
         "repository": repository_name,
         "tags": _tags_by_artifact(ids) if with_tag else None,
         "labels": _labels_by_artifact(ids) if with_label else None,
         "references": _references_by_artifact(ids),
+        "accessories": _accessories_by_subject(rows, repository_name) if with_accessory else None,
     }
     return [ARTIFACT.render(row, context) for row in rows]
+
+
+def _accessories_by_subject(rows: list[dict], repository_name: str) -> dict[int, list[dict]]:
+    subjects = {row["digest"]: row["id"] for row in rows}
+    found: dict[int, list[dict]] = {}
+    if subjects:
+        referrers = accessories.of_subjects(rows[0]["repository_id"], list(subjects))
+        for referrer in referrers.values(*ACCESSORY.columns, "subject_digest"):
+            digest = referrer["subject_digest"]
+            subject = {"id": subjects[digest], "digest": digest, "repository": repository_name}
+            rendered = ACCESSORY.render(referrer, {"subject": subject})
+            found.setdefault(subjects[digest], []).append(rendered)
+    return found
 
 
 def _tags_by_artifact(ids: list[int]) -> dict[int, list[dict]]:

@@ -98,7 +98,7 @@ ARTIFACT_PARAMS = [*ARTIFACT_FLAGS.parameters, schema.header("X-Accept-Vulnerabi
 class ArtifactMixin(HarborViewMixin):
     def flags(self) -> dict:
         flags = ARTIFACT_FLAGS.parse(self.request.query_params)
-        return {"with_tag": flags["with_tag"], "with_label": flags["with_label"]}
+        return {key: flags[key] for key in ("with_tag", "with_label", "with_accessory")}
 
     def find_artifact(self, project, repository_name: str, reference: str) -> Artifact:
         return artifacts.find_artifact(project, repository_name_of(repository_name), reference)

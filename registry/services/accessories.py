@@ -1,0 +1,50 @@
+"""Accessories: the artifacts of a repository whose manifest names one of its artifacts as
+`subject` (recorded at push as a Referrer), typed as Harbor types them."""
+
+from django.db.models import QuerySet
+
+from registry.distribution.models import Referrer
+from registry.models import Artifact
+
+# Harbor's accessory type by the referring manifest's artifactType (or config media type).
+TYPES = {
+    "application/vnd.dev.cosign.artifact.sig.v1+json": "signature.cosign",
+    "application/vnd.dev.sigstore.bundle.v0.3+json": "signature.cosign",
+    "application/vnd.cncf.notary.signature": "signature.notation",
+    "application/vnd.goharbor.harbor.sbom.v1": "sbom.harbor",
+}
+SUBJECT = "subject.accessory"
+ICONS = {
+    "signature.cosign": "sha256:20401d5b3a0f6dbc607c8d732eb08471af4ae6b19811a4efce8c6a724aed2882",
+    "signature.notation": "sha256:3ac706e102bbe9362b400aa162df58135d35e66b9c3bee2165de92022d25fe34",
+    "sbom.harbor": "sha256:c19f80c357cd7e90d2a01b9ae3e2eb62ce447a2662bb590a19177d72d550bdae",
+}
+
+
+def type_of(artifact_type: str) -> str:
+    return TYPES.get(artifact_type, SUBJECT)
+
+
+def icon_of(accessory_type: str) -> str:
+    return ICONS.get(accessory_type, "")
+
+
+def accessories_of(artifact: Artifact) -> QuerySet:
+    """The referrers of `artifact` pushed into its repository, oldest first."""
+    return of_subjects(artifact.repository_id, [artifact.digest])
+
+
+def of_subjects(repository_id: int, digests: list[str]) -> QuerySet:
+    """The referrers pushed into a repository whose subject is one of `digests`."""
+    return Referrer.objects.filter(
+        artifact__repository_id=repository_id, subject_digest__in=digests
+    ).order_by("pk")
+
+
+def of_type(referrers: QuerySet, accessory_type: str) -> QuerySet:
+    """The referrers of `referrers` that Harbor types `accessory_type`."""
+    if accessory_type == SUBJECT:
+        return referrers.exclude(artifact_type__in=list(TYPES))
+    return referrers.filter(
+        artifact_type__in=[media for media, kind in TYPES.items() if kind == accessory_type]
+    )

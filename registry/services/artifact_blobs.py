@@ -1,0 +1,65 @@
+"""Reading an artifact's stored manifest and blobs for the management API, with a bound:
+a blob over its limit is refused rather than read whole, a malformed one is a 400 naming
+the artifact (never a 500), a missing one is NotFound. What is derived from them is
+encoded as Harbor's Go code encodes it (`go_json`)."""
+
+import json
+
+from registry.distribution import storage
+from registry.distribution.manifest_documents import MAX_MANIFEST_BYTES
+from registry.errors import BadRequest, NotFound
+from registry.models import Artifact
+
+
+def unreadable(artifact: Artifact, what: str) -> BadRequest:
+    return BadRequest(f"the {what} of artifact {artifact.digest} cannot be read")
+
+
+def read_blob(artifact: Artifact, digest: str, limit: int, what: str) -> bytes:
+    """A blob's bytes, `limit` at most: one bigger is refused, not read whole."""
+    try:
+        content = storage.read_bytes(digest, limit + 1)
+    except FileNotFoundError as exc:
+        raise NotFound(f"the {what} of artifact {artifact.digest} not found") from exc
+    if len(content) > limit:
+        raise unreadable(artifact, what)
+    return content
+
+
+def read_json(artifact: Artifact, digest: str, limit: int, what: str) -> dict:
+    """A blob holding a JSON object."""
+    content = read_blob(artifact, digest, limit, what)
+    try:
+        document = json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise unreadable(artifact, what) from exc
+    if not isinstance(document, dict):
+        raise unreadable(artifact, what)
+    return document
+
+
+def read_manifest(artifact: Artifact) -> dict:
+    return read_json(artifact, artifact.digest, MAX_MANIFEST_BYTES, "manifest")
+
+
+def descriptor_digest(artifact: Artifact, descriptor, what: str) -> str:
+    """The digest a manifest's descriptor names (the push checked it; stored bytes are
+    checked again, as they are read)."""
+    digest = descriptor.get("digest") if isinstance(descriptor, dict) else None
+    if not isinstance(digest, str):
+        raise unreadable(artifact, what)
+    return digest
+
+
+def go_json(value) -> bytes:
+    """JSON as Go's encoding/json writes it: compact, <, > and & escaped, and U+2028/9."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escaped)
+    return text.encode()
