@@ -7,7 +7,7 @@ from django.test import Client
 from django.utils import timezone
 
 from storefront.models import Webhook
-from tests.races import run_together
+from tests.races import Interleaving, run_together
 from tests.storefront.conftest import StoreApi
 from tests.storefront.factories import InstallationFactory, issue_token
 from tests.storefront_webhooks.factories import WebhookFactory
@@ -194,31 +194,6 @@ def test_two_identical_creates_give_one_201_and_one_409(installation):
     assert Webhook.objects.count() == 1
 
 
-def _uninstalled_while(monkeypatch, module, name, installation):
-    """The app is uninstalled (another thread, committed) while the request is at `name`:
-    the request's thread waits there for the uninstall to finish, then goes on."""
-    from storefront.services import installations
-
-    real = getattr(module, name)
-    finished = threading.Event()
-
-    def uninstall():
-        try:
-            installations.uninstall(installation.store_id, installation.app_id)
-        finally:
-            connection.close()
-            finished.set()
-
-    def paused(*args, **kwargs):
-        found = real(*args, **kwargs)
-        if not finished.is_set():
-            threading.Thread(target=uninstall).start()
-            assert finished.wait(30)
-        return found
-
-    monkeypatch.setattr(module, name, paused)
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     "method, moment",
@@ -242,12 +217,19 @@ def test_an_uninstall_racing_a_webhook_call_is_401_not_404(
 
     webhook = WebhookFactory(installation=installation)
     api = StoreApi(Client(), installation.store_id, issue_token(installation))
-    if moment == "after the token check":
-        _uninstalled_while(monkeypatch, installations, "installation_for_token", installation)
-    else:
-        _uninstalled_while(monkeypatch, WebhookView, "webhook", installation)
+    # The request pauses at `moment` while the uninstall runs and commits.
+    interleaving = Interleaving()
+    module, name = (
+        (installations, "installation_for_token")
+        if moment == "after the token check"
+        else (WebhookView, "webhook")
+    )
+    monkeypatch.setattr(module, name, interleaving.after(getattr(module, name)))
     body = {"event": "product/updated"} if method == "PUT" else None
-    response = api.request(method, f"webhooks/{webhook.pk}", body)
+    response, _ = interleaving.run(
+        lambda: api.request(method, f"webhooks/{webhook.pk}", body),
+        lambda: installations.uninstall(installation.store_id, installation.app_id),
+    )
     assert response.status_code == 401, response.content
     assert response.json() == {
         "code": 401, "message": "Unauthorized", "description": "Invalid access token",
