@@ -149,10 +149,11 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    # A file cache is shared by the web, worker and beat processes of the embedded default.
+    # A file cache is shared by the web, worker and beat processes of the embedded default
+    # (counters made atomic across them: config/file_cache.py).
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "config.file_cache.FileBasedCache",
             "LOCATION": str(DATA_DIR / "cache"),
         }
     }
