@@ -234,6 +234,12 @@ REPO_NAMED = KeptInstances(
 )
 
 
+def directory_of(repo_id: int):
+    """The repository's directory under its current name (None once deleted)."""
+    names = Repository.objects.filter(pk=repo_id).values_list("owner__name", "name").first()
+    return git.repo_path(*names) if names else None
+
+
 def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
     """(repository, reached through a rename redirect) or NotFound."""
     repo = REPO_NAMED.first(owner=owner_name.lower(), name=repo_name.lower())

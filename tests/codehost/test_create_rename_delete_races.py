@@ -1,10 +1,12 @@
-"""A repository renamed, edited or deleted while it is being created or forked.
+"""A repository renamed, edited or deleted while it is being created, forked or pushed to.
 
 Creation commits the record first and runs git afterwards (never inside a transaction),
-so a PATCH or DELETE of the new name can come while git works. Each answers as if it had
-come before or after the creation, never 500, and the disk ends up matching the records.
+so a PATCH or DELETE of the new name can come while git works; a push resolves the name,
+then runs git. Each answers as if it had come before or after the other, never 500, and
+the disk ends up matching the records.
 """
 
+import subprocess
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -136,3 +138,80 @@ def test_clients_creating_renaming_and_deleting_the_same_names(as_user, alice, g
     assert repository_directories(git_root) == names
     assert Owner.objects.get(name="alice").num_repos == len(names)
     assert staged(git_root) == []
+
+
+# --- git pushes racing a rename ------------------------------------------------------------
+
+
+def rename_to(alice, new_name: str):
+    repo = Repository.objects.select_related("owner").get(owner__name="alice")
+    repo_settings.rename_repo(Actor(owner=owner_of(alice)), repo, new_name)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_push_whose_repository_is_renamed_after_it_was_resolved_is_not_found(
+    as_user, alice, monkeypatch
+):
+    from django.test import Client
+
+    from codehost import git_http
+    from tests.codehost.conftest import basic
+
+    assert as_user(alice).post("/user/repos", {"name": "old", "auto_init": True}).status_code
+    real = repositories.resolve_repo
+
+    def resolve_then_rename(owner, name):
+        found = real(owner, name)
+        rename_to(alice, "new")
+        return found
+
+    monkeypatch.setattr(git_http.repositories, "resolve_repo", resolve_then_rename)
+    response = Client().post(
+        "/alice/old.git/git-receive-pack",
+        data=b"0000",
+        content_type="application/x-git-receive-pack-request",
+        HTTP_AUTHORIZATION=basic("alice"),
+    )
+
+    assert response.status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_push_renamed_as_git_finishes_is_recorded(live_server, alice, tmp_path, monkeypatch):
+    from codehost.models import Activity, OpType
+    from tests.codehost.factories import PASSWORD
+    from tests.codehost.test_git_http import commit_file
+
+    repositories.create_repo(Actor(owner=owner_of(alice)), owner_of(alice), options("old"))
+    real = git.http_backend
+
+    def backend(path_info, environ, body, on_finish):
+        def finished(returncode):
+            rename_to(alice, "new")
+            on_finish(returncode)
+
+        return real(path_info, environ, body, finished if on_finish else None)
+
+    monkeypatch.setattr(git, "http_backend", backend)
+    work = tmp_path / "work"
+    environment = {"HOME": str(tmp_path), "GIT_TERMINAL_PROMPT": "0", "PATH": "/usr/bin:/bin"}
+
+    def run(*args):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+            cwd=work,
+            env=environment,
+            check=True,
+            capture_output=True,
+        )
+
+    host = live_server.url.removeprefix("http://")
+    work.mkdir()
+    run("init", "-q", "-b", "topic")
+    commit_file(lambda *a, cwd: run(*a), work, "a.txt", "a\n")
+    run("push", "-q", f"http://alice:{PASSWORD}@{host}/alice/old.git", "topic")
+
+    repo = Repository.objects.get(owner__name="alice")
+    assert repo.name == "new"
+    assert Activity.objects.filter(repo=repo, op_type=OpType.COMMIT_REPO).exists()
+    assert "refs/heads/topic" in git.refs(git.repo_path("alice", "new"))
