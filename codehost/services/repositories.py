@@ -34,6 +34,7 @@ from codehost.models import (
     Owner,
     RepoRedirect,
     Repository,
+    Star,
     Team,
     TeamMember,
     TeamRepo,
@@ -42,6 +43,7 @@ from codehost.models import (
     Visibility,
 )
 from codehost.services.activity import record_activity
+from codehost.services.locks import lock_repository
 from codehost.services.teams import parse_any_mode, recount_team_repos
 from config.kept import KeptInstances, arg
 
@@ -278,11 +280,14 @@ def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
             return
         path = git.repo_path(repo.owner.name, name)
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
+        stargazers = list(Star.objects.filter(repo=repo).values_list("user_id", flat=True))
         # The row first (its trigger updates the owner's kept count), then the owner's and
         # the parent's counters: the order a creation or a fork takes them in (PostgreSQL
         # found deadlocks between a deletion and a creation in one owner otherwise).
         repo.delete()
         Owner.objects.filter(pk=repo.owner_id).update(num_repos=F("num_repos") - 1)
+        # Its stars went with it: so does each one from its user's count (as Gitea does).
+        Owner.objects.filter(pk__in=stargazers).update(num_stars=F("num_stars") - 1)
         if repo.parent_id:
             Repository.objects.filter(pk=repo.parent_id).update(num_forks=F("num_forks") - 1)
         recount_team_repos(team_ids)
@@ -396,7 +401,9 @@ def add_collaborator(repo: Repository, user: Owner, permission: str) -> None:
     mode = parse_any_mode(permission) if permission else AccessMode.WRITE
     if mode == AccessMode.NONE:
         raise Invalid("[Permission]: In")
-    Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})
+    with transaction.atomic():
+        lock_repository(repo)
+        Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})
 
 
 TOPIC_PATTERN = r"^[a-z0-9][-.a-z0-9]*$"
@@ -423,7 +430,9 @@ def set_topics(repo: Repository, topics: list[str]) -> list[str]:
     if len(cleaned) > 25:
         raise Invalid("Exceeding maximum number of topics per repo")
     repo.topics = list(cleaned)
-    repo.save(update_fields=["topics", "topics_index", "updated_at"])
+    with transaction.atomic():
+        lock_repository(repo)
+        repo.save(update_fields=["topics", "topics_index", "updated_at"])
     return []
 
 
