@@ -144,13 +144,20 @@ def smart_http(request, owner: str, repo: str, rest: str):
     path = git.repo_path(found.owner.name, found.name)
     on_finish = None
     if pushing and request.method == "POST":
-        before = git.refs(path)
+        try:
+            before = git.refs(path)
+        except (FileNotFoundError, git.GitError):
+            # Renamed or deleted since it was resolved: as if the push came after that.
+            return _plain(404, "Not found")
         repo_id = found.pk
         pusher = actor.owner
 
         def on_finish(returncode):
             try:
-                repositories.record_push(repo_id, pusher, before, git.refs(path))
+                # Read where it is now: a rename while git received has moved it.
+                current = repositories.directory_of(repo_id)
+                if current is not None:
+                    repositories.record_push(repo_id, pusher, before, git.refs(current))
             except Exception:  # the push itself succeeded; never fail the client for this
                 logger.exception("could not record push to repository %s", repo_id)
 

@@ -150,7 +150,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    # Files shared by the web, worker and beat processes; sign-in counters apart.
+    # Files shared by the web, worker and beat processes, their counters atomic across
+    # them; sign-in counters apart (config/file_cache.py).
     CACHES = file_caches(DATA_DIR)
 
 BROKER_DIR = DATA_DIR / "broker"

@@ -99,10 +99,11 @@ def _count(key: str) -> None:
     cache = _cache()
     window = settings.SIGNIN_THROTTLE_WINDOW
     now = time.time()
-    if cache.add(key, now, window):
-        cache.set(f"{key}:n", 1, window)
-        return
-    remaining = max(1, math.ceil((cache.get(key) or now) + window - now))
+    started = now if cache.add(key, now, window) else (cache.get(key) or now)
+    remaining = max(1, math.ceil(started + window - now))
+    # Started at 0 by whichever failure comes first, then every failure adds one (both
+    # atomic): failures counted at once all count.
+    cache.add(f"{key}:n", 0, remaining)
     try:
         cache.incr(f"{key}:n")
     except ValueError:  # the count expired before its anchor

@@ -2,8 +2,11 @@
 collaboration), added and removed by the repository's admin (repo_settings.require_repo_admin).
 """
 
+from django.db import transaction
+
 from codehost.errors import Forbidden, Invalid
 from codehost.models import AccessMode, Collaboration, Owner, Repository, UserBlock
+from codehost.services.locks import lock_repository
 from codehost.services.teams import parse_any_mode
 
 
@@ -26,4 +29,6 @@ def add_collaborator(repo: Repository, user: Owner, permission: str) -> None:
     mode = parse_any_mode(permission) if permission else AccessMode.WRITE
     if mode == AccessMode.NONE:
         raise Invalid("[Permission]: In")
-    Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})
+    with transaction.atomic():
+        lock_repository(repo)
+        Collaboration.objects.update_or_create(repo=repo, user=user, defaults={"access_mode": mode})

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from codehost import git, names
@@ -21,6 +21,7 @@ from codehost.models import (
     UnitType,
 )
 from codehost.services.activity import record_activity
+from codehost.services.locks import lock_repository
 
 
 @dataclass
@@ -82,7 +83,9 @@ def set_topics(repo: Repository, topics: list[str]) -> list[str]:
     if len(cleaned) > 25:
         raise Invalid("Exceeding maximum number of topics per repo")
     repo.topics = list(cleaned)
-    repo.save(update_fields=["topics", "topics_index", "updated_at"])
+    with transaction.atomic():
+        lock_repository(repo)
+        repo.save(update_fields=["topics", "topics_index", "updated_at"])
     return []
 
 
@@ -90,10 +93,10 @@ MERGE_STYLES = {"merge", "rebase", "rebase-merge", "squash", "fast-forward-only"
 
 
 # What an edit's basic step writes: never what a push or a finishing migration sets
-# meanwhile (status, emptiness, size), which a full save would put back as it was read.
+# meanwhile (status, emptiness, size), which a full save would put back as it was read,
+# nor the name, which only a rename writes (under the row's lock, with the directory).
 BASIC_FIELDS = [
-    "name", "lower_name", "description", "website", "is_template", "private",
-    "default_branch", "updated_at",
+    "description", "website", "is_template", "private", "default_branch", "updated_at",
 ]  # fmt: skip
 RENAME_FIELDS = ["name", "lower_name", "updated_at"]
 
@@ -101,22 +104,32 @@ RENAME_FIELDS = ["name", "lower_name", "updated_at"]
 def edit_repo(actor: Actor, repo: Repository, edit: RepoEdit) -> Repository:
     """Apply in Gitea's order: basic properties, units, archived. Each step is saved on its
     own, so a failure stops the rest and earlier changes stay (as in Gitea)."""
-    if edit.name is not None and edit.name.lower() != repo.lower_name:
+    if edit.name is not None and edit.name != repo.name:
+        # A case-only change too: it changes the display name alone (same directory).
         rename_repo(actor, repo, edit.name)
-    elif edit.name:
-        repo.name = edit.name  # case-only change: display name only
     _apply_basic(actor, repo, edit)
-    repo.save(update_fields=BASIC_FIELDS)
+    _save(repo, BASIC_FIELDS)
     _apply_units(repo, edit)
-    repo.save(update_fields=["units", "updated_at"])
+    _save(repo, ["units", "updated_at"])
     if edit.archived is not None:
         if repo.is_mirror:
             raise Invalid("repo is a mirror, cannot archive/un-archive")
         if edit.archived != repo.is_archived:
             repo.is_archived = edit.archived
             repo.archived_at = timezone.now() if edit.archived else None
-            repo.save(update_fields=["is_archived", "archived_at", "updated_at"])
+            _save(repo, ["is_archived", "archived_at", "updated_at"])
     return repo
+
+
+def _save(repo: Repository, fields: list[str]) -> None:
+    """One step's fields; NotFound when a concurrent deletion took the repository (Django's
+    save then raises DatabaseError: no row to update)."""
+    try:
+        repo.save(update_fields=fields)
+    except DatabaseError:
+        if Repository.objects.filter(pk=repo.pk).exists():
+            raise
+        raise NotFound() from None
 
 
 def _apply_basic(actor: Actor, repo: Repository, edit: RepoEdit) -> None:

@@ -6,6 +6,8 @@ edits is in repo_settings (properties, topics) and collaborators.
 import contextlib
 import json
 import logging
+import shutil
+import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -33,6 +35,7 @@ from codehost.models import (
     Owner,
     RepoRedirect,
     Repository,
+    Star,
     Team,
     TeamMember,
     TeamRepo,
@@ -127,7 +130,7 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
         raise Conflict(REPO_EXISTS) from exc
     # Git runs after the commit, never holding the database's locks; the committed name
     # keeps a second creation away from the directory meanwhile.
-    with _git_work_or_undo(repo) as path:
+    with _git_work_or_undo(repo, found=("is_empty", "size")) as path:
         git.init_bare(path, branch)
         if options.auto_init:
             files = repo_init.initial_files(
@@ -142,7 +145,6 @@ def create_repo(actor: Actor, owner: Owner, options: RepoOptions) -> Repository:
             git.initial_commit(path, branch, files, (doer.name, _email_of(doer)))
             repo.is_empty = False
             repo.size = git.size(path)
-            _save_found(repo, ["is_empty", "size"])
     logger.info("repository created: %s", repo.full_name)
     return repo
 
@@ -151,34 +153,53 @@ class _RecordGone(Exception):
     """The repository was deleted while its directory was being made."""
 
 
+# Where a new repository's directory is made before it moves into place (beside the
+# repositories: the move is a rename within one filesystem).
+CREATING_DIR = ".creating"
+
+
 @contextlib.contextmanager
-def _git_work_or_undo(repo: Repository):
-    """Around the git work that fills a just-committed repository record: on any failure
-    the record goes, and the directory too unless it was somebody else's (FILES_EXIST)."""
-    path = git.repo_path(repo.owner.name, repo.name)
+def _git_work_or_undo(repo: Repository, found: tuple[str, ...]):
+    """Around the git work that fills a just-committed repository record. It runs in a
+    staging directory, which then moves into place under the row's lock at the name the
+    record has by then (as a finished migration does): a rename meanwhile found no
+    directory to move, a deletion none to remove, so neither fails the git work or leaves a
+    directory behind. The `found` fields (set by the work) are saved with the move. On any
+    failure the record goes, and the staging with it; a deletion meanwhile is NotFound;
+    files already where the repository goes are somebody else's (FILES_EXIST), left alone.
+    """
+    staging = git.root() / CREATING_DIR / f"{repo.pk}-{uuid.uuid4().hex}.git"
     try:
-        if path.exists():
-            raise FileExistsError(path)
-        yield path
-        if not Repository.objects.filter(pk=repo.pk).exists():
-            raise _RecordGone
+        if git.repo_path(repo.owner.name, repo.name).exists():
+            raise FileExistsError(repo.full_name)
+        yield staging
+        with transaction.atomic():
+            current = (
+                Repository.objects.select_for_update(of=("self",))
+                .filter(pk=repo.pk)
+                .values_list("name", flat=True)
+                .first()
+            )
+            if current is None:
+                raise _RecordGone
+            try:
+                git.move(staging, git.repo_path(repo.owner.name, current))
+            except git.GitError as exc:
+                raise FileExistsError(current) from exc
+            Repository.objects.filter(pk=repo.pk).update(**{f: getattr(repo, f) for f in found})
+            repo.name = current
     except BaseException as exc:
+        # Not git.delete: the staging folder stays for the creations under way.
+        shutil.rmtree(staging, ignore_errors=True)
         theirs = isinstance(exc, FileExistsError)
-        if not theirs:
-            git.delete(path)
         with contextlib.suppress(Repository.DoesNotExist):
             delete_repo(Repository.objects.select_related("owner").get(pk=repo.pk),
-                        remove_directory=False)  # fmt: skip
+                        remove_directory=not theirs)  # fmt: skip
         if theirs:
             raise Conflict(FILES_EXIST) from exc
         if isinstance(exc, _RecordGone):
             raise NotFound() from exc
         raise
-
-
-def _save_found(repo: Repository, fields: list[str]) -> None:
-    if not Repository.objects.filter(pk=repo.pk).update(**{f: getattr(repo, f) for f in fields}):
-        raise _RecordGone
 
 
 def _email_of(owner: Owner) -> str:
@@ -212,6 +233,12 @@ REPO_NAMED = KeptInstances(
     ("owner", "parent", "parent__owner"),
     lambda repos: repos.filter(owner__lower_name=arg("owner"), lower_name=arg("name")),
 )
+
+
+def directory_of(repo_id: int):
+    """The repository's directory under its current name (None once deleted)."""
+    names = Repository.objects.filter(pk=repo_id).values_list("owner__name", "name").first()
+    return git.repo_path(*names) if names else None
 
 
 def resolve_repo(owner_name: str, repo_name: str) -> tuple[Repository, bool]:
@@ -252,10 +279,16 @@ def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
             return
         path = git.repo_path(repo.owner.name, name)
         team_ids = list(TeamRepo.objects.filter(repo=repo).values_list("team_id", flat=True))
+        stargazers = list(Star.objects.filter(repo=repo).values_list("user_id", flat=True))
+        # The row first (its trigger updates the owner's kept count), then the owner's and
+        # the parent's counters: the order a creation or a fork takes them in (PostgreSQL
+        # found deadlocks between a deletion and a creation in one owner otherwise).
+        repo.delete()
         Owner.objects.filter(pk=repo.owner_id).update(num_repos=F("num_repos") - 1)
+        # Its stars went with it: so does each one from its user's count (as Gitea does).
+        Owner.objects.filter(pk__in=stargazers).update(num_stars=F("num_stars") - 1)
         if repo.parent_id:
             Repository.objects.filter(pk=repo.parent_id).update(num_forks=F("num_forks") - 1)
-        repo.delete()
         recount_team_repos(team_ids)
         if remove_directory:
             transaction.on_commit(lambda: git.delete(path))
@@ -331,10 +364,9 @@ def fork_repo(actor: Actor, source: Repository, owner: Owner, name: str) -> Repo
         raise Conflict(REPO_EXISTS) from exc
     # The clone runs after the commit (a clone of a large repository must not hold the
     # database's write lock); a failed clone takes the record back out.
-    with _git_work_or_undo(repo) as path:
+    with _git_work_or_undo(repo, found=("size",)) as path:
         git.fork(git.repo_path(source.owner.name, source.name), path)
         repo.size = git.size(path)
-        _save_found(repo, ["size"])
     return repo
 
 

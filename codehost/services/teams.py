@@ -173,10 +173,21 @@ def edit_team(team: Team, options: TeamOptions) -> Team:
 
 def delete_team(team: Team) -> None:
     with transaction.atomic():
+        # Locked before its members are read: one being added meanwhile is in, and leaves
+        # the organization with it if it was their only team.
+        _lock_team(team)
         member_ids = list(TeamMember.objects.filter(team=team).values_list("user_id", flat=True))
         org = team.org
         team.delete()
         _drop_teamless_members(org, member_ids)
+
+
+def _lock_team(team: Team) -> None:
+    """The team's row locked until the transaction ends (SQLite: the IMMEDIATE transaction
+    holds the write lock), NotFound when a concurrent deletion took it: adding to a team
+    deleted meanwhile failed its foreign key at commit (500)."""
+    if Team.objects.select_for_update().filter(pk=team.pk).values_list("pk").first() is None:
+        raise NotFound(f"team does not exist [id: {team.pk}]")
 
 
 def _drop_teamless_members(org: Owner, user_ids: list[int]) -> None:
@@ -195,6 +206,7 @@ def add_team_member(team: Team, user: Owner, actor: Actor) -> None:
     if UserBlock.between(user, team.org) or (actor.owner and UserBlock.between(user, actor.owner)):
         raise Forbidden("user is blocked by the organization or the doer")
     with transaction.atomic():
+        _lock_team(team)
         _, created = TeamMember.objects.get_or_create(team=team, user=user)
         if created:
             Team.objects.filter(pk=team.pk).update(num_members=F("num_members") + 1)
@@ -230,6 +242,7 @@ def _require_repo_admin(actor: Actor, repo: Repository) -> None:
 def add_team_repo(team: Team, repo: Repository, actor: Actor) -> None:
     _require_repo_admin(actor, repo)
     with transaction.atomic():
+        _lock_team(team)
         _, created = TeamRepo.objects.get_or_create(team=team, repo=repo)
         if created:
             Team.objects.filter(pk=team.pk).update(num_repos=F("num_repos") + 1)

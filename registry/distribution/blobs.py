@@ -115,13 +115,19 @@ def open_content(blob: Blob, start: int = 0, length: int | None = None):
         raise BlobUnknown(detail={"digest": blob.digest}) from exc
 
 
-def link(repository_name: str, blob: Blob) -> None:
-    try:
-        with transaction.atomic():
-            RepositoryBlob.objects.get_or_create(repository_name=repository_name, blob=blob)
-    except IntegrityError:
-        # A concurrent push linked it first.
-        pass
+def hold(repository_name: str, held: list[Blob]) -> None:
+    """The repository holds these blobs: linked, and counted in its project's usage again
+    if an artifact delete had released them (a concurrent push may link one first)."""
+    RepositoryBlob.objects.filter(
+        repository_name=repository_name, blob__in=held, released=True
+    ).update(released=False)
+    RepositoryBlob.objects.bulk_create(
+        [
+            RepositoryBlob(repository_name=repository_name, blob=blob, released=False)
+            for blob in held
+        ],
+        ignore_conflicts=True,
+    )
 
 
 def unlink(repository_name: str, digest: str) -> None:
@@ -149,7 +155,7 @@ def _add_to_project(
 
 
 def mount(repository_name: str, blob: Blob) -> None:
-    _add_to_project(repository_name, blob.digest, blob.size, lambda: link(repository_name, blob))
+    _add_to_project(repository_name, blob.digest, blob.size, lambda: hold(repository_name, [blob]))
 
 
 def mountable(source_name: str, digest: str) -> Blob | None:
@@ -281,7 +287,7 @@ def _store_and_link(upload: Upload, digest: str, staged) -> None:
         def store(fresh=fresh, claimed=claimed):
             blob = claim(digest, upload.offset, fresh, lost=found)
             if blob is not None:
-                link(upload.repository_name, blob)
+                hold(upload.repository_name, [blob])
                 claimed.append(blob)
 
         try:

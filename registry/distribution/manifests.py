@@ -181,7 +181,10 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
         # (quota.add_blob), so that the two never wait for each other.
         Project.objects.select_for_update().filter(pk=project.pk).first()
         held = _hold_blobs([digest, *blob_digests])
-        blobs.link(repository_name, held[digest])
+        # The manifest and every blob it references held by the repository, in this
+        # transaction: a concurrent artifact delete may have released some since they
+        # were checked above (or a repository delete dropped their links).
+        blobs.hold(repository_name, list(held.values()))
         try:
             artifact = artifacts.record_artifact_push(
                 project,

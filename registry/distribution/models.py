@@ -67,6 +67,13 @@ class RepositoryBlob(models.Model):
     repository_name = models.CharField(max_length=255)
     blob = models.ForeignKey(Blob, on_delete=models.CASCADE, related_name="links")
     creation_time = models.DateTimeField(auto_now_add=True)
+    # Set when the last artifact of the repository referencing the blob was deleted: the
+    # project's usage stops counting it (Harbor releases the project's association), while
+    # the repository still reaches it, as Distribution keeps a repository's links until
+    # garbage collection removes the blob. A client that found the layer present (HEAD)
+    # before such a delete and sends its manifest after it is accepted; referencing,
+    # uploading or mounting the blob again holds it (and charges the project) again.
+    released = models.BooleanField(db_default=False)
 
     class Meta:
         ordering = ["id"]

@@ -3,8 +3,10 @@ repositories once, at its stored size (layers, configs and manifests alike).
 
 A blob is held from the moment its upload completes (or it is mounted), whether or not a
 manifest ever references it; deleting an artifact releases the blobs that no artifact
-left in the repository references. Blobs uploaded and never referenced stay counted until
-their repository (or project) is deleted or garbage collection removes them, as in Harbor.
+left in the repository references (the repository still reaches them until garbage
+collection, as in Distribution; referencing one again counts it again). Blobs uploaded
+and never referenced stay counted until their repository (or project) is deleted or
+garbage collection removes them, as in Harbor.
 """
 
 from django.db.models import Sum
@@ -13,7 +15,9 @@ from registry.distribution.models import ArtifactBlob, Blob, RepositoryBlob
 
 
 def _in_project(project_name: str):
-    return RepositoryBlob.objects.filter(repository_name__startswith=project_name + "/")
+    return RepositoryBlob.objects.filter(
+        repository_name__startswith=project_name + "/", released=False
+    )
 
 
 def project_bytes(project_name: str) -> int:
@@ -37,8 +41,9 @@ def referenced_by(artifact_ids) -> set[str]:
 
 
 def release(repository_name: str, deleted: set[str], remaining: set[str]) -> None:
-    """Unlink from the repository the deleted manifests and blobs (`deleted`: their digests
-    and those of the blobs they referenced) that no manifest left in it (`remaining`) uses."""
+    """Release the deleted manifests and blobs (`deleted`: their digests and those of the
+    blobs they referenced) that no manifest left in the repository (`remaining`) uses:
+    uncounted, still reachable there until garbage collection (RepositoryBlob.released)."""
     candidates = set(deleted) - remaining
     if not candidates:
         return
@@ -49,4 +54,4 @@ def release(repository_name: str, deleted: set[str], remaining: set[str]) -> Non
     )
     RepositoryBlob.objects.filter(
         repository_name=repository_name, blob__digest__in=candidates
-    ).delete()
+    ).update(released=True)

@@ -261,3 +261,27 @@ def test_the_old_password_of_the_password_change_pages_is_throttled(alice, path,
     assert owner.post(path, body).status_code == 302
     alice.refresh_from_db()
     assert alice.check_password("Changed-Passw0rd")
+
+
+def test_failures_at_once_all_count():
+    """Eight clients failing 25 times each at once count 200 failures, on the file cache
+    of the embedded default (its add and incr are atomic across threads and processes) as
+    on Redis: lost counts would let parallel guesses past the limit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.core.cache import cache
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/", REMOTE_ADDR=ATTACKER)
+    username = f"dave{time.time_ns()}"
+
+    def fail(_):
+        for _ in range(25):
+            signin_throttle.record_failure(request, username)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(fail, range(8)))
+
+    [(account, _), (address, _)] = signin_throttle._counters(request, username)
+    assert cache.get(f"{account}:n") == 200
+    assert cache.get(f"{address}:n") == 200
