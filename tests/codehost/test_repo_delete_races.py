@@ -5,17 +5,15 @@ the foreign key at commit (or the update matched no row), a 500. The write now l
 repository's row first: one that comes second answers 404, as for an unknown repository.
 """
 
-import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection
 
 from codehost.errors import NotFound
 from codehost.models import Collaboration, Owner, Repository, Star
-from codehost.services import repositories, stars
+from codehost.services import collaborators, repo_settings, repositories, stars
 from tests.codehost.factories import UserFactory, owner_of
+from tests.races import run_together
 
 
 @pytest.mark.django_db(transaction=True)
@@ -25,11 +23,11 @@ def test_writes_for_a_repository_deleted_meanwhile_are_not_found(as_user, alice,
     repositories.delete_repo(Repository.objects.select_related("owner").get(name="gone"))
 
     with pytest.raises(NotFound):
-        repositories.add_collaborator(stale, owner_of(bob), "write")
+        collaborators.add_collaborator(stale, owner_of(bob), "write")
     with pytest.raises(NotFound):
         stars.star(owner_of(bob), stale)
     with pytest.raises(NotFound):
-        repositories.set_topics(stale, ["go"])
+        repo_settings.set_topics(stale, ["go"])
 
     assert not Collaboration.objects.exists() and not Star.objects.exists()
     assert Owner.objects.get(name="bob").num_stars == 0
@@ -43,41 +41,30 @@ def test_clients_starring_and_sharing_repositories_as_they_are_deleted(as_user, 
     users = [UserFactory(username=f"user{number}") for number in range(6)]
     for number in range(4):
         assert api.post("/user/repos", {"name": f"r{number}"}).status_code == 201
-    barrier = threading.Barrier(7)
 
     def client(number: int) -> list[int]:
         own = as_user(users[number])
         statuses = []
-        try:
-            barrier.wait()
-            for round in range(4):
-                name = f"r{round}"
-                statuses.append(own.put(f"/user/starred/alice/{name}").status_code)
-                statuses.append(
-                    api.put(
-                        f"/repos/alice/{name}/collaborators/{users[number].username}",
-                        {"permission": "read"},
-                    ).status_code
-                )
-                statuses.append(
-                    api.put(f"/repos/alice/{name}/topics", {"topics": ["x"]}).status_code
-                )
-        finally:
-            connection.close()
+        for round in range(4):
+            name = f"r{round}"
+            statuses.append(own.put(f"/user/starred/alice/{name}").status_code)
+            statuses.append(
+                api.put(
+                    f"/repos/alice/{name}/collaborators/{users[number].username}",
+                    {"permission": "read"},
+                ).status_code
+            )
+            statuses.append(api.put(f"/repos/alice/{name}/topics", {"topics": ["x"]}).status_code)
         return statuses
 
     def owner() -> list[int]:
-        try:
-            barrier.wait()
-            return [api.delete(f"/repos/alice/r{number}").status_code for number in range(4)]
-        finally:
-            connection.close()
+        return [api.delete(f"/repos/alice/r{number}").status_code for number in range(4)]
 
-    with ThreadPoolExecutor(7) as pool:
-        deleting = pool.submit(owner)
-        statuses = Counter(status for got in pool.map(client, range(6)) for status in got)
-        assert deleting.result() == [204] * 4
-
+    deleted, *clients = run_together(
+        [owner, *(lambda number=number: client(number) for number in range(6))]
+    )
+    assert deleted == [204] * 4
+    statuses = Counter(status for got in clients for status in got)
     assert set(statuses) <= {204, 404}, statuses
     assert not Repository.objects.exists()
     for user in Owner.objects.filter(name__startswith="user"):
