@@ -16,7 +16,8 @@ from registry.models import (
     RepositoryArtifactCount,
     Tag,
 )
-from registry.selectors import artifact_count, default_base
+from registry.distribution.models import Referrer
+from registry.selectors import artifact_count, default_base, not_accessory
 from registry.services import artifacts as artifact_service
 from registry.services import repositories as repository_service
 from tests.registry.factories import ProjectFactory, push
@@ -49,9 +50,10 @@ def shown() -> dict[str, int]:
 
 
 def counted() -> dict[str, int]:
-    """Harbor's default set counted artifact by artifact."""
+    """Harbor's default set, accessories left out, counted artifact by artifact."""
+    every = Artifact.objects.filter(default_base(), not_accessory())
     return {
-        repository.name: Artifact.objects.filter(default_base(), repository=repository).count()
+        repository.name: every.filter(repository=repository).count()
         for repository in Repository.objects.all()
     }
 
@@ -101,6 +103,25 @@ def test_counts_follow_pushes_references_deletions_and_moves(alice):
     project.delete()
     assert kept() == real() == {}
     assert not RepositoryArtifactCount.objects.exists()
+
+
+def test_accessories_are_not_counted(alice):
+    project = ProjectFactory(name="acc", owner=alice)
+    subject = push(project, "signed", tag="v1")
+    signature = push(project, "signed", tag=None, seed="sig")
+    push(project, "plain", tag=None)
+    assert check() == {"acc/signed": 2, "acc/plain": 1}
+    Referrer.objects.create(
+        artifact=signature, subject_digest=subject.digest, media_type="m", size=1
+    )
+    # Tagged or not, an accessory is not one of the repository's artifacts (Harbor's count).
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
+    Tag.objects.create(
+        repository=signature.repository, artifact=signature, name="s", push_time=now()
+    )
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
+    signature.delete()
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
 
 
 def test_counts_follow_raw_sql_and_bulk_writes(alice):
