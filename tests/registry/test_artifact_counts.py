@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Count
 from django.utils.timezone import now
 
+from registry.distribution.models import Referrer
 from registry.models import (
     Artifact,
     ArtifactReference,
@@ -16,7 +17,6 @@ from registry.models import (
     RepositoryArtifactCount,
     Tag,
 )
-from registry.distribution.models import Referrer
 from registry.selectors import artifact_count, default_base, not_accessory
 from registry.services import artifacts as artifact_service
 from registry.services import repositories as repository_service
