@@ -255,7 +255,7 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
 
 
 def delete(repository_name: str, reference: str, username: str) -> None:
-    """By digest: the artifact (with its tags); by tag: that tag only."""
+    """By digest: the artifact (with its tags and accessories); by tag: that tag only."""
     repository = Repository.objects.filter(name=repository_name).first()
     if repository is None:
         raise NameUnknown(detail={"name": repository_name})
@@ -265,11 +265,12 @@ def delete(repository_name: str, reference: str, username: str) -> None:
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
         try:
-            artifacts.delete_artifact(artifact)
+            accessories = artifacts.delete_artifact(artifact)
         except NotFound as exc:  # a racing delete took it first
             raise ManifestUnknown(detail={"reference": reference}) from exc
-        resource = audit.artifact_resource(repository_name, reference)
-        audit.record(repository.project_id, "delete", "artifact", resource, username)
+        for deleted in [*accessories, reference]:
+            resource = audit.artifact_resource(repository_name, deleted)
+            audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
     if not TAG_SHAPE.match(reference):
         raise ManifestUnknown(detail={"reference": reference})
