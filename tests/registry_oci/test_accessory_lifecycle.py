@@ -186,7 +186,7 @@ def test_a_signature_pushed_while_its_subject_is_deleted(reg, monkeypatch, first
         # The delete pauses holding the project's lock; the push waits for it.
         paused = interleaving.after(artifacts._delete_artifacts)
         monkeypatch.setattr(artifacts, "_delete_artifacts", paused)
-        deleted, status = interleaving.run(
+        _, status = interleaving.run(
             lambda: manifests.delete("team/app", subject, "owner"), push_by_api
         )
         assert status == 201
