@@ -210,21 +210,17 @@ def not_accessory() -> Q:
 
 def artifact_count() -> Coalesce:
     """A repository's artifacts of Harbor's default set, accessories left out: the kept
-    count while no reference names a child in the repository (RepositoryArtifactCount)
-    and none of its artifacts is an accessory, else counted (a COUNT subquery, not a
-    grouped one; both databases evaluate COALESCE's second argument only when the first
-    is NULL). The repositories holding an accessory are one uncorrelated subquery, read
-    once per statement (PostgreSQL's hashed subplan, SQLite's ephemeral index)."""
-    with_accessories = Referrer.objects.order_by().values("artifact__repository_id")
-    kept = RepositoryArtifactCount.objects.filter(
-        ~Q(repository_id__in=with_accessories), repository=OuterRef("pk"), child_count=0
-    )
+    counts while no reference names a child in the repository (RepositoryArtifactCount),
+    else counted (a COUNT subquery, not a grouped one; both databases evaluate COALESCE's
+    second argument only when the first is NULL)."""
+    kept = RepositoryArtifactCount.objects.filter(repository=OuterRef("pk"), child_count=0)
+    kept = kept.annotate(n=F("artifact_count") - F("accessory_count"))
     counts = Artifact.objects.filter(
         default_base(), not_accessory(), repository=OuterRef("pk")
     ).order_by()
     counted = counts.annotate(n=Func("pk", function="COUNT", output_field=IntegerField()))
     return Coalesce(
-        Subquery(kept.values("artifact_count")),
+        Subquery(kept.values("n")),
         Subquery(counted.values("n")),
         output_field=IntegerField(),
     )
