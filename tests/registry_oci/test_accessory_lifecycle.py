@@ -206,3 +206,53 @@ def test_a_signature_pushed_while_its_subject_is_deleted(reg, monkeypatch, first
     assert not Artifact.objects.filter(digest=subject).exists()
     assert listed(reg) == (set(), "0")
     assert kept() == real() and usage_is_exact()
+
+
+def test_a_cosign_signature_pushed_by_its_tag_is_an_accessory(reg):
+    """cosign before OCI 1.1: no subject, the tag `sha256-<hex>.sig` names it, a
+    simplesigning layer holds the signature (Harbor's cosign middleware)."""
+    subject = reg.push_image("team/app", "v1")
+    tag = subject.replace(":", "-") + ".sig"
+    # Without the simplesigning layer, that tag is only a tag.
+    plain = reg.push_image("team/app", tag, layers=(b"not a signature",))
+    assert listed(reg) == ({subject, plain}, "2")
+    payload = b'{"critical": {"image": {"docker-manifest-digest": "%s"}}}' % subject.encode()
+    reg.upload("team/app", payload)
+    reg.upload("team/app", EMPTY)
+    document = {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "config": descriptor("application/vnd.oci.image.config.v1+json", EMPTY),
+        "layers": [
+            descriptor(
+                "application/vnd.dev.cosign.simplesigning.v1+json",
+                payload,
+                annotations={"dev.cosignproject.cosign/signature": "MEUCIQ=="},
+            )
+        ],
+    }
+    response, signature = reg.put_manifest("team/app", tag, document, OCI_MANIFEST)
+    assert response.status_code == 201 and "OCI-Subject" not in response.headers
+
+    assert listed(reg) == ({subject, plain}, "2")
+    [accessory] = reg.request("GET", f"{API}/{subject}/accessories").json()
+    assert accessory["digest"] == signature and accessory["type"] == "signature.cosign"
+    assert accessory["icon"] == (
+        "sha256:20401d5b3a0f6dbc607c8d732eb08471af4ae6b19811a4efce8c6a724aed2882"
+    )
+    typed = reg.request(
+        "GET", f"{API}/{subject}/accessories", params={"q": "type=signature.cosign"}
+    )
+    assert [a["digest"] for a in typed.json()] == [signature]
+    untyped = reg.request(
+        "GET", f"{API}/{subject}/accessories", params={"q": "type=subject.accessory"}
+    )
+    assert untyped.json() == []
+    # Harbor's referrers API lists its accessories, these included.
+    referrers = reg.request("GET", f"/v2/team/app/referrers/{subject}").json()["manifests"]
+    assert [r["digest"] for r in referrers] == [signature]
+
+    assert reg.request("DELETE", f"/v2/team/app/manifests/{subject}").status_code == 202
+    # The tag had moved from `plain` to the signature: it goes with the signature.
+    assert reg.request("GET", f"/v2/team/app/manifests/{tag}").status_code == 404
+    assert listed(reg) == ({plain}, "1") and not Referrer.objects.exists()
