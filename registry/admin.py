@@ -153,7 +153,7 @@ class TagInline(admin.TabularInline):
 @admin.register(Artifact)
 class ArtifactAdmin(ServiceDeleteMixin, SystemRecordAdmin):
     """Written by pushes; deleted as DELETE .../artifacts/{reference} does (tags, labels,
-    orphaned index children, project usage)."""
+    orphaned index children, accessories, project usage)."""
 
     list_display = ["digest", "repository", "type", "size", "push_time", "pull_time"]
     list_select_related = ["repository"]

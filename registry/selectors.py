@@ -13,6 +13,7 @@ from django.db.models.lookups import GreaterThan, In
 from config.kept import arg, kept, value
 from config.vendor_sql import Unindexed
 from registry import access, configuration, name_search
+from registry.distribution.models import Referrer
 from registry.errors import BadRequest, NotFound
 from registry.gc.models import GCExecution, GCSchedule
 from registry.ldap.client import LDAP_AUTH
@@ -200,16 +201,26 @@ def default_base():
     return ~Q(child) | Q(tagged)
 
 
+def not_accessory() -> Q:
+    """Harbor leaves accessories (artifacts pushed with a `subject`, recorded as Referrers)
+    out of every artifact list and count, `base=*` included: an anti-join on the
+    Referrer's unique artifact index."""
+    return ~Q(Exists(Referrer.objects.filter(artifact=OuterRef("pk"))))
+
+
 def artifact_count() -> Coalesce:
-    """A repository's artifacts of Harbor's default set: the kept count while no reference
-    names a child in the repository (RepositoryArtifactCount), else counted (a COUNT
-    subquery, not a grouped one; both databases evaluate COALESCE's second argument only
-    when the first is NULL)."""
+    """A repository's artifacts of Harbor's default set, accessories left out: the kept
+    counts while no reference names a child in the repository (RepositoryArtifactCount),
+    else counted (a COUNT subquery, not a grouped one; both databases evaluate COALESCE's
+    second argument only when the first is NULL)."""
     kept = RepositoryArtifactCount.objects.filter(repository=OuterRef("pk"), child_count=0)
-    counts = Artifact.objects.filter(default_base(), repository=OuterRef("pk")).order_by()
+    kept = kept.annotate(n=F("artifact_count") - F("accessory_count"))
+    counts = Artifact.objects.filter(
+        default_base(), not_accessory(), repository=OuterRef("pk")
+    ).order_by()
     counted = counts.annotate(n=Func("pk", function="COUNT", output_field=IntegerField()))
     return Coalesce(
-        Subquery(kept.values("artifact_count")),
+        Subquery(kept.values("n")),
         Subquery(counted.values("n")),
         output_field=IntegerField(),
     )
@@ -228,9 +239,9 @@ def _repository_by_name():
 
 
 def repository_artifacts(repository_id: int | None, every: bool = False):
-    """The artifacts of a repository (none when it does not exist, as Harbor lists it:
-    200 []); Harbor's default set unless `every`."""
-    artifacts = Artifact.objects.filter(repository_id=repository_id)
+    """The artifacts of a repository but its accessories (none when it does not exist, as
+    Harbor lists it: 200 []); Harbor's default set unless `every`."""
+    artifacts = Artifact.objects.filter(not_accessory(), repository_id=repository_id)
     return artifacts if every else artifacts.filter(default_base())
 
 

@@ -32,7 +32,7 @@ from registry.distribution.manifest_documents import (
 from registry.distribution.models import ArtifactBlob, Blob, Referrer
 from registry.errors import NotFound, QuotaExceeded
 from registry.models import Artifact, Project, Repository
-from registry.services import artifacts, audit, quota
+from registry.services import accessories, artifacts, audit, quota
 
 
 @dataclass
@@ -164,6 +164,7 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             for child in document["manifests"]
         ]
     subject = (document.get("subject") or {}).get("digest", "")
+    tagged = "" if subject else accessories.tagged_cosign_subject(tag, document.get("layers", []))
     retagged = (
         bool(tag)
         and repository is not None
@@ -207,15 +208,16 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,
         )
-        if subject:
+        if subject or tagged:
             Referrer.objects.update_or_create(
                 artifact=artifact,
                 defaults={
-                    "subject_digest": subject,
+                    "subject_digest": subject or tagged,
                     "media_type": media_type,
                     "artifact_type": artifact_type,
                     "size": len(content),
                     "annotations": document.get("annotations"),
+                    "accessory_type": accessories.COSIGN if tagged else "",
                 },
             )
     return Pushed(digest=digest, subject=subject, project_id=project.pk, retagged=retagged)
@@ -258,7 +260,7 @@ def charge_blob(repository_name: str, digest: str, size: int) -> None:
 
 
 def delete(repository_name: str, reference: str, username: str) -> None:
-    """By digest: the artifact (with its tags); by tag: that tag only."""
+    """By digest: the artifact (with its tags and accessories); by tag: that tag only."""
     repository = Repository.objects.filter(name=repository_name).first()
     if repository is None:
         raise NameUnknown(detail={"name": repository_name})
@@ -268,11 +270,12 @@ def delete(repository_name: str, reference: str, username: str) -> None:
         if artifact is None:
             raise ManifestUnknown(detail={"reference": reference})
         try:
-            artifacts.delete_artifact(artifact)
+            accessories = artifacts.delete_artifact(artifact)
         except NotFound as exc:  # a racing delete took it first
             raise ManifestUnknown(detail={"reference": reference}) from exc
-        resource = audit.artifact_resource(repository_name, reference)
-        audit.record(repository.project_id, "delete", "artifact", resource, username)
+        for deleted in [*accessories, reference]:
+            resource = audit.artifact_resource(repository_name, deleted)
+            audit.record(repository.project_id, "delete", "artifact", resource, username)
         return
     if not TAG_SHAPE.match(reference):
         raise ManifestUnknown(detail={"reference": reference})

@@ -112,7 +112,8 @@ class Upload(models.Model):
 
 
 class Referrer(models.Model):
-    """An artifact whose manifest has a `subject`: one entry of the referrers API.
+    """An artifact whose manifest has a `subject` (or a cosign signature tagged for one):
+    one entry of the referrers API, and one of Harbor's accessories.
 
     Holds the descriptor fields of the referring manifest itself (its own size, not the
     artifact's total).
@@ -126,6 +127,9 @@ class Referrer(models.Model):
     artifact_type = models.CharField(max_length=255, blank=True)
     size = models.BigIntegerField()
     annotations = models.JSONField(null=True, blank=True)
+    # Harbor's accessory type when the manifest does not say it (a cosign signature pushed
+    # by its `sha256-<hex>.sig` tag, registry.services.accessories); else by artifact_type.
+    accessory_type = models.CharField(max_length=32, blank=True, db_default="")
 
     class Meta:
         ordering = ["id"]

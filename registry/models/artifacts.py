@@ -67,6 +67,9 @@ class RepositoryArtifactCount(models.Model):
     )
     artifact_count = models.BigIntegerField(db_default=0)
     child_count = models.BigIntegerField(db_default=0)
+    # Of its artifacts, the accessories (a Referrer row each; migration 0013): Harbor's
+    # counts leave them out.
+    accessory_count = models.BigIntegerField(db_default=0)
 
     def __str__(self):
         return f"{self.repository_id}: {self.artifact_count} ({self.child_count} children)"

@@ -1,7 +1,9 @@
 """Accessories: the artifacts of a repository whose manifest names one of its artifacts as
 `subject` (recorded at push as a Referrer), typed as Harbor types them."""
 
-from django.db.models import QuerySet
+import re
+
+from django.db.models import Q, QuerySet
 
 from registry.distribution.models import Referrer
 from registry.models import Artifact
@@ -21,8 +23,24 @@ ICONS = {
 }
 
 
-def type_of(artifact_type: str) -> str:
-    return TYPES.get(artifact_type, SUBJECT)
+COSIGN = "signature.cosign"
+# Harbor records a cosign signature pushed the way before OCI 1.1 (no subject; tagged
+# `sha256-<hex>.sig`, holding a simplesigning layer) as an accessory of sha256:<hex>.
+COSIGN_TAG = re.compile(r"^sha256-([a-f0-9]{64})\.sig\Z")
+COSIGN_LAYER = "application/vnd.dev.cosign.simplesigning.v1+json"
+
+
+def tagged_cosign_subject(tag: str | None, layers: list) -> str:
+    """The subject digest a cosign signature pushed by tag names, or ""."""
+    found = COSIGN_TAG.match(tag or "")
+    signed = any(
+        isinstance(layer, dict) and layer.get("mediaType") == COSIGN_LAYER for layer in layers
+    )
+    return f"sha256:{found.group(1)}" if found and signed else ""
+
+
+def type_of(artifact_type: str, accessory_type: str = "") -> str:
+    return accessory_type or TYPES.get(artifact_type, SUBJECT)
 
 
 def icon_of(accessory_type: str) -> str:
@@ -44,7 +62,8 @@ def of_subjects(repository_id: int, digests: list[str]) -> QuerySet:
 def of_type(referrers: QuerySet, accessory_type: str) -> QuerySet:
     """The referrers of `referrers` that Harbor types `accessory_type`."""
     if accessory_type == SUBJECT:
-        return referrers.exclude(artifact_type__in=list(TYPES))
+        return referrers.exclude(artifact_type__in=list(TYPES)).filter(accessory_type="")
+    media = [media for media, kind in TYPES.items() if kind == accessory_type]
     return referrers.filter(
-        artifact_type__in=[media for media, kind in TYPES.items() if kind == accessory_type]
+        Q(accessory_type=accessory_type) | Q(artifact_type__in=media, accessory_type="")
     )

@@ -7,7 +7,7 @@ these functions, so repositories, artifacts, tags and quota usage stay consisten
 from collections.abc import Iterable, Mapping
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from registry.distribution import usage
@@ -129,12 +129,16 @@ def delete_tag(repository: Repository, name: str) -> None:
         raise NotFound(f"tag {name} not found")
 
 
-def _delete_artifacts(artifacts: list[Artifact]) -> tuple[set[str], set[str]]:
-    """Delete artifacts, then their children no one else references or tags; their digests
-    and those of the blobs they referenced (read before their records go)."""
+def _delete_artifacts(artifacts: list[Artifact]) -> tuple[set[str], set[str], list[str]]:
+    """Delete artifacts, then their children no one else references or tags, and their
+    accessories (the artifacts of the repository pushed with one of them as `subject`, tagged
+    or not, unless an index references them), recursively. Returns the digests deleted,
+    those of the blobs they referenced (read before their records go), and the accessories'
+    digests, deepest first, as Harbor deletes (and audits) them."""
     if not artifacts:
-        return set(), set()
+        return set(), set(), []
     ids = [artifact.pk for artifact in artifacts]
+    deleted = {artifact.digest for artifact in artifacts}
     referenced = usage.referenced_by(ids)
     child_ids = set(
         ArtifactReference.objects.filter(parent_id__in=ids, child__isnull=False).values_list(
@@ -142,18 +146,24 @@ def _delete_artifacts(artifacts: list[Artifact]) -> tuple[set[str], set[str]]:
         )
     )
     Artifact.objects.filter(pk__in=ids).delete()
-    orphans = (
-        Artifact.objects.filter(pk__in=child_ids - set(ids))
-        .annotate(parents=Count("referenced_by"), tag_count=Count("tags"))
-        .filter(parents=0, tag_count=0)
-    )
-    digests, blobs = _delete_artifacts(list(orphans))
-    return {artifact.digest for artifact in artifacts} | digests, referenced | blobs
+    unreferenced = Artifact.objects.annotate(parents=Count("referenced_by")).filter(parents=0)
+    orphans = unreferenced.filter(pk__in=child_ids - set(ids)).annotate(tag_count=Count("tags"))
+    digests, blobs, accessories = _delete_artifacts(list(orphans.filter(tag_count=0)))
+    subjects = Q()
+    for repository_id in {artifact.repository_id for artifact in artifacts}:
+        in_repository = [a.digest for a in artifacts if a.repository_id == repository_id]
+        subjects |= Q(repository_id=repository_id, referrer__subject_digest__in=in_repository)
+    found = list(unreferenced.filter(subjects).order_by("pk"))
+    subs, sub_blobs, sub_accessories = _delete_artifacts(found)
+    accessories += sub_accessories + [artifact.digest for artifact in found]
+    return deleted | digests | subs, referenced | blobs | sub_blobs, accessories
 
 
 @transaction.atomic
-def delete_artifact(artifact: Artifact) -> None:
-    """Delete an artifact with its tags and labels (and orphaned index children).
+def delete_artifact(artifact: Artifact) -> list[str]:
+    """Delete an artifact with its tags and labels, its orphaned index children and its
+    accessories (signatures, SBOMs: Harbor deletes them with their subject). Returns the
+    accessories' digests, for the caller to audit each as Harbor does.
 
     The blobs no artifact left in the repository references are released, as Harbor
     releases a project's blob associations when an artifact goes.
@@ -161,13 +171,16 @@ def delete_artifact(artifact: Artifact) -> None:
     project_id = artifact.project_id
     Project.objects.select_for_update().filter(pk=project_id).first()
     # Read again under the lock: a racing delete may have taken it since the caller read it.
+    # A signature pushed meanwhile is either committed (and found below) or waits for the
+    # lock and then finds its subject gone, as a referrer pushed before its subject does.
     if not Artifact.objects.filter(pk=artifact.pk).exists():
         raise NotFound(f"artifact {artifact.digest} not found")
     repository = artifact.repository
-    deleted, referenced = _delete_artifacts([artifact])
+    deleted, referenced, accessories = _delete_artifacts([artifact])
     remaining = set(Artifact.objects.filter(repository=repository).values_list("digest", flat=True))
     usage.release(repository.name, deleted | referenced, remaining)
     quota.refresh_usage(project_id)
+    return accessories
 
 
 def find_artifact(project: Project, repository_name: str, reference: str) -> Artifact:

@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Count
 from django.utils.timezone import now
 
+from registry.distribution.models import Referrer
 from registry.models import (
     Artifact,
     ArtifactReference,
@@ -16,7 +17,7 @@ from registry.models import (
     RepositoryArtifactCount,
     Tag,
 )
-from registry.selectors import artifact_count, default_base
+from registry.selectors import artifact_count, default_base, not_accessory
 from registry.services import artifacts as artifact_service
 from registry.services import repositories as repository_service
 from tests.registry.factories import ProjectFactory, push
@@ -24,14 +25,15 @@ from tests.registry.factories import ProjectFactory, push
 pytestmark = pytest.mark.django_db
 
 
-def kept() -> dict[int, tuple[int, int]]:
-    rows = RepositoryArtifactCount.objects.exclude(artifact_count=0, child_count=0)
-    return {
-        r: (a, c) for r, a, c in rows.values_list("repository", "artifact_count", "child_count")
-    }
+def kept() -> dict[int, tuple[int, int, int]]:
+    rows = RepositoryArtifactCount.objects.exclude(
+        artifact_count=0, child_count=0, accessory_count=0
+    )
+    columns = ("repository", "artifact_count", "child_count", "accessory_count")
+    return {r: (a, c, s) for r, a, c, s in rows.values_list(*columns)}
 
 
-def real() -> dict[int, tuple[int, int]]:
+def real() -> dict[int, tuple[int, int, int]]:
     artifacts = dict(Artifact.objects.order_by().values_list("repository").annotate(n=Count("pk")))
     children = dict(
         ArtifactReference.objects.filter(child__isnull=False)
@@ -39,7 +41,13 @@ def real() -> dict[int, tuple[int, int]]:
         .values_list("child__repository")
         .annotate(n=Count("pk"))
     )
-    return {r: (artifacts.get(r, 0), children.get(r, 0)) for r in {*artifacts, *children}}
+    accessories = dict(
+        Referrer.objects.order_by().values_list("artifact__repository").annotate(n=Count("pk"))
+    )
+    return {
+        r: (artifacts.get(r, 0), children.get(r, 0), accessories.get(r, 0))
+        for r in {*artifacts, *children, *accessories}
+    }
 
 
 def shown() -> dict[str, int]:
@@ -49,9 +57,10 @@ def shown() -> dict[str, int]:
 
 
 def counted() -> dict[str, int]:
-    """Harbor's default set counted artifact by artifact."""
+    """Harbor's default set, accessories left out, counted artifact by artifact."""
+    every = Artifact.objects.filter(default_base(), not_accessory())
     return {
-        repository.name: Artifact.objects.filter(default_base(), repository=repository).count()
+        repository.name: every.filter(repository=repository).count()
         for repository in Repository.objects.all()
     }
 
@@ -101,6 +110,63 @@ def test_counts_follow_pushes_references_deletions_and_moves(alice):
     project.delete()
     assert kept() == real() == {}
     assert not RepositoryArtifactCount.objects.exists()
+
+
+def test_accessories_are_not_counted(alice):
+    project = ProjectFactory(name="acc", owner=alice)
+    subject = push(project, "signed", tag="v1")
+    signature = push(project, "signed", tag=None, seed="sig")
+    sbom = push(project, "signed", tag=None, seed="sbom")
+    push(project, "plain", tag=None)
+    assert check() == {"acc/signed": 3, "acc/plain": 1}
+    for accessory in (signature, sbom):
+        Referrer.objects.create(
+            artifact=accessory, subject_digest=subject.digest, media_type="m", size=1
+        )
+    # Tagged or not, an accessory is not one of the repository's artifacts (Harbor's count).
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
+    Tag.objects.create(repository=sbom.repository, artifact=sbom, name="s", push_time=now())
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
+    # Moved with its referrer row; a referrer row pointed at another artifact.
+    plain = Repository.objects.get(name="acc/plain")
+    Artifact.objects.filter(pk=sbom.pk).update(repository=plain)
+    assert check() == {"acc/signed": 1, "acc/plain": 1}
+    Referrer.objects.filter(artifact=sbom).update(artifact=subject)
+    assert check() == {"acc/signed": 0, "acc/plain": 2}
+    # The ORM deletes the referrer row first; raw SQL may delete the artifact first.
+    Artifact.objects.filter(pk=signature.pk).delete()
+    assert check() == {"acc/signed": 0, "acc/plain": 2}
+    signed = RepositoryArtifactCount.objects.filter(repository=subject.repository_id)
+    with connection.cursor() as cursor:
+        for table in ("registry_tag", "registry_artifactblob"):
+            cursor.execute(f"DELETE FROM {table} WHERE artifact_id = %s", [subject.pk])
+        cursor.execute("DELETE FROM registry_artifact WHERE id = %s", [subject.pk])
+        assert signed.get().accessory_count == 0
+        cursor.execute("DELETE FROM registry_referrer WHERE artifact_id = %s", [subject.pk])
+    assert check() == {"acc/signed": 0, "acc/plain": 2}
+    # A referrer row written before its artifact (a deferred key) counts once both exist.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO registry_referrer "
+            "(artifact_id, subject_digest, media_type, artifact_type, size) "
+            "VALUES (%s, 'sha256:x', 'm', '', 1)",
+            [10**6],
+        )
+    assert check() == {"acc/signed": 0, "acc/plain": 2}
+    Artifact.objects.bulk_create(
+        [
+            Artifact(
+                pk=10**6,
+                repository=plain,
+                project=project,
+                digest="sha256:" + "f" * 64,
+                media_type="m",
+                manifest_media_type="m",
+                push_time=now(),
+            )
+        ]
+    )
+    assert check() == {"acc/signed": 0, "acc/plain": 2}
 
 
 def test_counts_follow_raw_sql_and_bulk_writes(alice):

@@ -14,6 +14,10 @@ from registry.api.serializers.fields import (
 from registry.services.accessories import icon_of, type_of
 
 
+def _type(row) -> str:
+    return type_of(row["artifact_type"], row["accessory_type"])
+
+
 def _subject(name: str):
     return lambda row, context: context["subject"][name]
 
@@ -33,18 +37,16 @@ ACCESSORY = harbor_record(
         "size": Field(_out(serializers.IntegerField), "artifact__size", omit=ALWAYS),
         "digest": Field(_out(serializers.CharField), "artifact__digest", omit=ALWAYS),
         "type": Field(
-            _out(serializers.CharField),
-            "artifact_type",
-            convert=type_of,
-            omit=ALWAYS,
+            _out(serializers.CharField), get=lambda row, context: _type(row), omit=ALWAYS
         ),
         "icon": Field(
             _out(serializers.CharField),
-            get=lambda row, context: icon_of(type_of(row["artifact_type"])),
+            get=lambda row, context: icon_of(_type(row)),
             omit=ALWAYS,
         ),
         "creation_time": Field(
             HarborTimeField(), "artifact__push_time", convert=harbor_time, omit=ALWAYS
         ),
     },
+    extra_columns=("artifact_type", "accessory_type"),
 )

@@ -148,9 +148,11 @@ class ArtifactDetailView(ArtifactMixin, APIView):
     def delete(self, request, project_name, repository_name, reference):
         project = get_project(request, project_name, "artifact:delete", names_only=True)
         artifact = self.find_artifact(project, repository_name, reference)
-        artifacts.delete_artifact(artifact)
-        resource = audit.artifact_resource(artifact.repository.name, artifact.digest)
-        audit.record(project.pk, "delete", "artifact", resource, audit.username_of(request.user))
+        accessories = artifacts.delete_artifact(artifact)
+        username = audit.username_of(request.user)
+        for digest in [*accessories, artifact.digest]:
+            resource = audit.artifact_resource(artifact.repository.name, digest)
+            audit.record(project.pk, "delete", "artifact", resource, username)
         return self.empty()
 
 
