@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("registry", "0012_repository_name_vocabulary")]
+    dependencies = [("registry", "0014_referrer_accessory_type")]
 
     # A database default: nodes still running the previous code during a rolling restart
     # insert links without the column.
