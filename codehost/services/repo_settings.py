@@ -21,7 +21,7 @@ from codehost.models import (
     UnitType,
 )
 from codehost.services.activity import record_activity
-from codehost.services.locks import lock_repository
+from codehost.services.locks import lock_repository, locked_name
 
 
 @dataclass
@@ -267,12 +267,7 @@ def rename_repo(actor: Actor, repo: Repository, new_name: str) -> None:
         with transaction.atomic():
             # The name as it is now, the row locked: renames of one repository take turns,
             # and a rename that went first has moved the directory already.
-            current = (
-                Repository.objects.select_for_update(of=("self",))
-                .filter(pk=repo.pk)
-                .values_list("name", flat=True)
-                .first()
-            )
+            current = locked_name(repo.pk)
             if current is None:
                 raise NotFound()
             old_name = current

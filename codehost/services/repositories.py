@@ -43,6 +43,7 @@ from codehost.models import (
     Visibility,
 )
 from codehost.services.activity import record_activity
+from codehost.services.locks import locked_name
 from codehost.services.teams import recount_team_repos
 from config.kept import KeptInstances, arg
 
@@ -174,12 +175,7 @@ def _git_work_or_undo(repo: Repository, found: tuple[str, ...]):
             raise FileExistsError(repo.full_name)
         yield staging
         with transaction.atomic():
-            current = (
-                Repository.objects.select_for_update(of=("self",))
-                .filter(pk=repo.pk)
-                .values_list("name", flat=True)
-                .first()
-            )
+            current = locked_name(repo.pk)
             if current is None:
                 raise _RecordGone
             try:
@@ -269,12 +265,7 @@ def delete_repo(repo: Repository, *, remove_directory: bool = True) -> None:
         # The row as it is now, locked: a deletion that went first has counted it out
         # already (counting it twice would free a creation past the owner's limit), and
         # a rename that went first has moved its directory.
-        name = (
-            Repository.objects.select_for_update(of=("self",))
-            .filter(pk=repo.pk)
-            .values_list("name", flat=True)
-            .first()
-        )
+        name = locked_name(repo.pk)
         if name is None:
             return
         path = git.repo_path(repo.owner.name, name)
