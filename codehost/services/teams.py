@@ -175,11 +175,21 @@ def delete_team(team: Team) -> None:
     with transaction.atomic():
         # Locked before its members are read: one being added meanwhile is in, and leaves
         # the organization with it if it was their only team.
+        _lock_memberships(team.org_id)
         _lock_team(team)
         member_ids = list(TeamMember.objects.filter(team=team).values_list("user_id", flat=True))
         org = team.org
         team.delete()
         _drop_teamless_members(org, member_ids)
+
+
+def _lock_memberships(org_id: int) -> None:
+    """The organization's row locked (FOR NO KEY UPDATE, before any team's) by each change
+    of who is in its teams: whether a member is left without a team, and so leaves the
+    organization, is read and acted on by one change at a time. Otherwise a team's
+    deletion and an addition to another team each saw the other's rows as uncommitted:
+    the member left the organization while in a team (PostgreSQL)."""
+    Owner.objects.select_for_update(no_key=True).filter(pk=org_id).values_list("pk").first()
 
 
 def _lock_team(team: Team) -> None:
@@ -206,6 +216,7 @@ def add_team_member(team: Team, user: Owner, actor: Actor) -> None:
     if UserBlock.between(user, team.org) or (actor.owner and UserBlock.between(user, actor.owner)):
         raise Forbidden("user is blocked by the organization or the doer")
     with transaction.atomic():
+        _lock_memberships(team.org_id)
         _lock_team(team)
         _, created = TeamMember.objects.get_or_create(team=team, user=user)
         if created:
@@ -215,7 +226,9 @@ def add_team_member(team: Team, user: Owner, actor: Actor) -> None:
 
 def remove_team_member(team: Team, user: Owner) -> None:
     with transaction.atomic():
-        team = Team.objects.select_for_update().get(pk=team.pk)
+        _lock_memberships(team.org_id)
+        _lock_team(team)
+        team = Team.objects.get(pk=team.pk)
         membership = TeamMember.objects.filter(team=team, user=user).first()
         if membership is None:
             return
