@@ -12,7 +12,7 @@ import pytest
 
 from registry.distribution import storage
 from registry.distribution.models import Referrer
-from registry.models import Blob, Role
+from registry.models import Blob, RepositoryBlob, Role
 from registry.services import additions, chart_additions
 from tests.registry.conftest import client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
@@ -25,21 +25,26 @@ OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
 HISTORY = [{"created": "2024-01-02T03:04:05Z", "created_by": "RUN true"}]
 
 
-def stored(data: bytes) -> dict:
+def stored(data: bytes, repository: str = "app/web") -> dict:
+    """A blob in storage, held by `repository` (as its upload there leaves it)."""
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     name = storage.save_bytes(digest, data)
-    Blob.objects.update_or_create(digest=digest, defaults={"size": len(data), "object_name": name})
+    blob, _ = Blob.objects.update_or_create(
+        digest=digest, defaults={"size": len(data), "object_name": name}
+    )
+    RepositoryBlob.objects.get_or_create(repository_name=repository, blob=blob)
     return {"mediaType": OCI_CONFIG, "digest": digest, "size": len(data)}
 
 
 def image(project, repository: str, tag: str, **manifest_fields):
     """An image whose manifest and config are in storage, recorded as a push records it."""
-    config = stored(json.dumps({"os": "linux", "history": HISTORY}).encode())
+    held_by = f"{project.name}/{repository}"
+    config = stored(json.dumps({"os": "linux", "history": HISTORY}).encode(), held_by)
     manifest = json.dumps(
         {"schemaVersion": 2, "mediaType": OCI_MANIFEST, "config": config, "layers": []}
         | manifest_fields
     ).encode()
-    descriptor = stored(manifest)
+    descriptor = stored(manifest, held_by)
     return push(project, repository, tag, digest=descriptor["digest"], size=len(manifest))
 
 

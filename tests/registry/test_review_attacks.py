@@ -1,0 +1,90 @@
+"""Attacks on an artifact's additions, tags and accessories through the real push path
+(the OCI API and Harbor's API, in process): another tenant's blobs, crafted manifests."""
+
+import gzip
+import hashlib
+import io
+import json
+import tarfile
+
+import pytest
+
+from tests.registry.conftest import client_for
+from tests.registry.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
+HELM_CHART = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+FOREIGN = "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip"
+
+
+def digest_of(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def descriptor(media_type: str, data: bytes) -> dict:
+    return {"mediaType": media_type, "digest": digest_of(data), "size": len(data)}
+
+
+def upload(client, name: str, data: bytes) -> None:
+    started = client.post(f"/v2/{name}/blobs/uploads/")
+    assert started.status_code == 202, started.content
+    done = client.put(
+        started["Location"] + f"?digest={digest_of(data)}",
+        data=data,
+        content_type="application/octet-stream",
+    )
+    assert done.status_code == 201, done.content
+
+
+def put_manifest(client, name: str, reference: str, document: dict):
+    return client.put(
+        f"/v2/{name}/manifests/{reference}",
+        data=json.dumps(document).encode(),
+        content_type=OCI_MANIFEST,
+    )
+
+
+def chart_archive(values: bytes) -> bytes:
+    raw = io.BytesIO()
+    files = {"demo/Chart.yaml": b"apiVersion: v2\nname: demo\n", "demo/values.yaml": values}
+    with tarfile.open(fileobj=raw, mode="w") as archive:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    return gzip.compress(raw.getvalue())
+
+
+def push_chart(client, name: str, tag: str, archive: bytes, layer_type=HELM_CHART):
+    config = b"{}"
+    upload(client, name, config)
+    document = {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "config": descriptor(HELM_CONFIG, config),
+        "layers": [descriptor(layer_type, archive)],
+    }
+    return put_manifest(client, name, tag, document)
+
+
+def test_a_foreign_layer_does_not_read_another_projects_chart(db):
+    victim, attacker = UserFactory(), UserFactory()
+    ProjectFactory(name="secret", owner=victim)
+    ProjectFactory(name="app", owner=attacker)
+    victim_client, attacker_client = client_for(victim), client_for(attacker)
+    archive = chart_archive(b"password: hunter2\n")
+    upload(victim_client, "secret/chart", archive)
+    assert push_chart(victim_client, "secret/chart", "1.0", archive).status_code == 201
+    # The attacker knows the digest, not the bytes: the layer is marked foreign (whose
+    # blob a push does not require the repository to hold).
+    pushed = push_chart(attacker_client, "app/web", "1.0", archive, layer_type=FOREIGN)
+    url = "/api/v2.0/projects/app/repositories/web/artifacts/1.0/additions/values.yaml"
+    if pushed.status_code == 201:
+        read = attacker_client.get(url)
+        assert b"hunter2" not in read.content
+        assert read.status_code == 404, read.content
+    else:
+        assert pushed.status_code == 400
