@@ -88,3 +88,39 @@ def test_a_foreign_layer_does_not_read_another_projects_chart(db):
         assert read.status_code == 404, read.content
     else:
         assert pushed.status_code == 400
+
+
+HUGE = "9" * 5000  # past Python's 4300-digit bound for int()
+
+
+@pytest.mark.parametrize(
+    "url, status",
+    [
+        (f"/v2/_catalog?n={HUGE}", 400),
+        (f"/api/v2.0/projects/{HUGE}", 404),
+        (f"/api/v2.0/projects/{HUGE}/summary", 404),
+        (f"/api/v2.0/projects?page={HUGE}", 422),
+        (f"/api/v2.0/audit-logs?page_size={HUGE}", 422),
+        ("/api/v2.0/projects/99999999999999999999", 404),
+    ],
+)
+def test_a_number_of_thousands_of_digits_is_bad_input_not_500(admin_client, url, status):
+    response = admin_client.get(url)
+    assert response.status_code == status, response.content[:200]
+    if url.startswith("/api/v2.0/projects/9"):
+        # Past int64 Harbor reads the segment as a name, and names it so.
+        name = url.split("/")[4]
+        assert response.json()["errors"][0]["message"] == f"project {name} not found"
+
+
+def test_a_range_of_thousands_of_digits_is_416_not_500(db):
+    owner = UserFactory()
+    ProjectFactory(name="app", owner=owner)
+    client = client_for(owner)
+    upload(client, "app/web", b"0123456789")
+    url = f"/v2/app/web/blobs/{digest_of(b'0123456789')}"
+    for header in (f"bytes=1-{HUGE}", f"bytes={HUGE}-", f"bytes=-{HUGE}"):
+        response = client.get(url, HTTP_RANGE=header)
+        # Go's ParseInt fails past int64: ServeContent's "invalid range".
+        assert response.status_code == 416, (header[:20], response.status_code)
+        assert response.content == b"invalid range\n"
