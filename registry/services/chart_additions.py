@@ -4,8 +4,9 @@ stored in the chart's top directory (empty when absent), `dependencies` from Cha
 (apiVersion v2) or requirements.yaml (v1) as Harbor's Go structs encode them.
 
 Bounds: the archive is read up to MAX_ARCHIVE_BYTES, decompressed up to Helm's own limit
-of MAX_DECOMPRESSED_BYTES, each file kept up to MAX_FILE_BYTES; YAML aliases are refused
-(a few bytes of them expand without bound). Past any bound, or malformed: a 400.
+of MAX_DECOMPRESSED_BYTES, each file kept up to MAX_FILE_BYTES, the YAML parsed (Chart.yaml,
+requirements.yaml) up to MAX_METADATA_BYTES; YAML aliases are refused (a few bytes of them
+expand without bound). Past any bound, or malformed: a 400.
 """
 
 import gzip
@@ -33,6 +34,11 @@ CONTENT_TYPES = {
 MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
 MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024
 MAX_FILE_BYTES = 4 * 1024 * 1024
+# PyYAML parses some 50 KB a second of a flow list: a 4 MB Chart.yaml took minutes of CPU
+# on every read of an addition (by anyone, in a public project). Helm's metadata files
+# are a few KB.
+MAX_METADATA_BYTES = 64 * 1024
+METADATA = ("CHART.YAML", "REQUIREMENTS.YAML")
 KEPT = ("CHART.YAML", "REQUIREMENTS.YAML", "VALUES.YAML", "README.MD")
 # Helm's Dependency as Go encodes it: (JSON name, Python type, left out when empty).
 DEPENDENCY_FIELDS = (
@@ -103,7 +109,8 @@ def _top_files(content: bytes) -> dict[str, bytes]:
             parts = member.name.replace("\\", "/").split("/")
             if len(parts) != 2 or not member.isfile() or parts[1].upper() not in KEPT:
                 continue
-            if member.size > MAX_FILE_BYTES:
+            limit = MAX_METADATA_BYTES if parts[1].upper() in METADATA else MAX_FILE_BYTES
+            if member.size > limit:
                 raise ChartError(f"{member.name} is too big")
             files[parts[1].upper()] = archive.extractfile(member).read()
     if "CHART.YAML" not in files:

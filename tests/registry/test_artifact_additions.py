@@ -288,6 +288,22 @@ def test_a_chart_bomb_stops_at_the_decompression_bound(project, alice_client, mo
     assert alice_client.get(BASE + "/additions/values.yaml").status_code == 200
 
 
+@pytest.mark.parametrize("name", ["Chart.yaml", "requirements.yaml"])
+def test_chart_metadata_past_its_bound_is_not_parsed(project, alice_client, monkeypatch, name):
+    """PyYAML spends seconds on a few hundred KB of YAML (minutes on the 4 MB a file may
+    hold): the metadata is refused past its bound instead, before it is parsed."""
+    parsed = []
+    original = chart_additions._yaml
+    monkeypatch.setattr(chart_additions, "_yaml", lambda c: parsed.append(c) or original(c))
+    heavy = b"x: [" + b"1," * 40_000 + b"1]\n"  # 80 KB
+    files = {"demo/Chart.yaml": b"apiVersion: v1\nname: demo\n"}
+    files[f"demo/{name}"] = files.get(f"demo/{name}", b"") + b"dependencies: []\n" + heavy
+    chart = recorded(project, "v1", b"{}", HELM_CONFIG, layers=[chart_archive(files)])
+    message = bad_request(alice_client.get(BASE + "/additions/dependencies"))
+    assert message == f"the chart of artifact {chart.digest} cannot be read"
+    assert parsed == []
+
+
 @pytest.mark.parametrize(
     "files, dependencies",
     [
