@@ -9,6 +9,7 @@ import tarfile
 
 import pytest
 
+from registry.models import Artifact
 from tests.registry.conftest import client_for
 from tests.registry.factories import ProjectFactory, UserFactory
 
@@ -124,3 +125,45 @@ def test_a_range_of_thousands_of_digits_is_416_not_500(db):
         # Go's ParseInt fails past int64: ServeContent's "invalid range".
         assert response.status_code == 416, (header[:20], response.status_code)
         assert response.content == b"invalid range\n"
+
+
+def cosign_signature(client, name: str, subject: str):
+    """A cosign signature as cosign pushed it before OCI 1.1: tag `sha256-<hex>.sig`, a
+    simplesigning layer."""
+    payload = b'{"critical": {"image": {"docker-manifest-digest": "%s"}}}' % subject.encode()
+    config = b'{"os":"linux"}'
+    upload(client, name, payload)
+    upload(client, name, config)
+    document = {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "config": descriptor("application/vnd.oci.image.config.v1+json", config),
+        "layers": [descriptor("application/vnd.dev.cosign.simplesigning.v1+json", payload)],
+    }
+    tag = subject.replace(":", "-") + ".sig"
+    response = put_manifest(client, name, tag, document)
+    assert response.status_code == 201, response.content
+    return digest_of(json.dumps(document).encode())
+
+
+def test_a_cosign_signature_by_tag_without_its_subject_here_is_an_ordinary_artifact(db):
+    """Signatures kept in a repository of their own (cosign's COSIGN_REPOSITORY), or
+    pushed for an image the repository does not hold: Harbor's cosign middleware finds no
+    subject and records no accessory; the signature is listed and counted."""
+    owner = UserFactory()
+    ProjectFactory(name="app", owner=owner)
+    client = client_for(owner)
+    archive = chart_archive(b"a: 1\n")
+    upload(client, "app/web", archive)
+    assert push_chart(client, "app/web", "1.0", archive).status_code == 201
+    [subject] = Artifact.objects.values_list("digest", flat=True)
+    signature = cosign_signature(client, "app/sigs", subject)
+    listing = client.get("/api/v2.0/projects/app/repositories/sigs/artifacts")
+    assert [a["digest"] for a in listing.json()] == [signature]
+    assert listing["X-Total-Count"] == "1"
+    repository = client.get("/api/v2.0/projects/app/repositories/sigs").json()
+    assert repository["artifact_count"] == 1
+    # Where its subject is, it is the subject's accessory, left out of the list.
+    cosign_signature(client, "app/web", subject)
+    listing = client.get("/api/v2.0/projects/app/repositories/web/artifacts")
+    assert [a["digest"] for a in listing.json()] == [subject]
