@@ -6,12 +6,15 @@ digest, e.g. as a foreign layer, which its push does not require the repository 
 What is derived from them is encoded as Harbor's Go code encodes it (`go_json`)."""
 
 import json
+import re
 
 from registry.distribution import storage
 from registry.distribution.manifest_documents import MAX_MANIFEST_BYTES
 from registry.distribution.models import RepositoryBlob
 from registry.errors import BadRequest, NotFound
 from registry.models import Artifact
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def unreadable(artifact: Artifact, what: str) -> BadRequest:
@@ -65,6 +68,8 @@ def descriptor_digest(artifact: Artifact, descriptor, what: str) -> str:
 def go_json(value) -> bytes:
     """JSON as Go's encoding/json writes it: compact, <, > and & escaped, and U+2028/9."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # A lone surrogate (JSON's "\ud800" unpaired) cannot be UTF-8: Go decoded it as U+FFFD.
+    text = LONE_SURROGATE.sub("\ufffd", text)
     for char, escaped in (
         ("<", "\\u003c"),
         (">", "\\u003e"),

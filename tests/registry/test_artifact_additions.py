@@ -239,6 +239,15 @@ def test_a_malformed_config_is_a_400(project, alice_client, config):
     assert message == f"the config of artifact {artifact.digest} cannot be read"
 
 
+def test_a_lone_surrogate_in_the_history_is_go_s_replacement_character(project, alice_client):
+    """JSON may escape half a UTF-16 pair ("\\ud800"), which no UTF-8 can hold: Go's decoder
+    reads it as U+FFFD (this was a 500)."""
+    recorded(project, "v1", b'{"history": [{"created_by": "RUN \\ud800 x\\udfff"}]}')
+    response = alice_client.get(BASE + "/additions/build_history")
+    assert response.status_code == 200
+    assert response.content == '[{"created_by":"RUN \ufffd x\ufffd"}]'.encode()
+
+
 def test_an_oversized_config_is_refused_not_read_whole(project, alice_client, monkeypatch):
     asked = []
     original = storage.read_bytes
