@@ -39,6 +39,14 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 # are a few KB.
 MAX_METADATA_BYTES = 64 * 1024
 METADATA = ("CHART.YAML", "REQUIREMENTS.YAML")
+MAX_SPECIAL_HEADER_BYTES = 1024 * 1024  # Go's archive/tar maxSpecialFileSize
+SPECIAL_HEADERS = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
 KEPT = ("CHART.YAML", "REQUIREMENTS.YAML", "VALUES.YAML", "README.MD")
 # Helm's Dependency as Go encodes it: (JSON name, Python type, left out when empty).
 DEPENDENCY_FIELDS = (
@@ -104,7 +112,8 @@ def _top_files(content: bytes) -> dict[str, bytes]:
     name (the last of a name wins, as in Harbor's map)."""
     stream = _Bounded(gzip.GzipFile(fileobj=io.BytesIO(content)), MAX_DECOMPRESSED_BYTES)
     files = {}
-    with tarfile.open(fileobj=io.BufferedReader(stream), mode="r|") as archive:
+    reader = io.BufferedReader(stream)
+    with tarfile.open(fileobj=reader, mode="r|", tarinfo=_BoundedTarInfo) as archive:
         for member in archive:
             parts = member.name.replace("\\", "/").split("/")
             if len(parts) != 2 or not member.isfile() or parts[1].upper() not in KEPT:
@@ -116,6 +125,17 @@ def _top_files(content: bytes) -> dict[str, bytes]:
     if "CHART.YAML" not in files:
         raise ChartError("Chart.yaml file is missing")
     return files
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """Go's archive/tar (Helm's reader) refuses a PAX or GNU long-name header of more than
+    MAX_SPECIAL_HEADER_BYTES; Python's tarfile would parse one of up to the decompressed
+    bound, record by record (seconds of CPU for a few KB of gzip)."""
+
+    def _proc_member(self, tarfile_):
+        if self.type in SPECIAL_HEADERS and self.size > MAX_SPECIAL_HEADER_BYTES:
+            raise ChartError("archive/tar: header field too long")
+        return super()._proc_member(tarfile_)
 
 
 class _NoAliasLoader(yaml.SafeLoader):

@@ -297,6 +297,31 @@ def test_a_chart_bomb_stops_at_the_decompression_bound(project, alice_client, mo
     assert alice_client.get(BASE + "/additions/values.yaml").status_code == 200
 
 
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.GNUTYPE_LONGNAME])
+def test_a_tar_header_record_past_go_s_bound_is_refused(project, alice_client, kind):
+    """A PAX header (or GNU long name) of 2 MiB: Go's archive/tar, Helm's reader, refuses
+    one past 1 MiB; Python's tarfile parsed it record by record (100 MB of them, the
+    decompressed bound, in some 200 KB of gzip: 15 s of CPU a read)."""
+    records = b"10 ab=cde\n" * (2 * 1024 * 1024 // 10)
+    special = tarfile.TarInfo("././@PaxHeader")
+    special.type, special.size = kind, len(records)
+    chart = b"apiVersion: v2\n"
+    member = tarfile.TarInfo("demo/Chart.yaml")
+    member.size = len(chart)
+    raw = b"".join(
+        [
+            special.tobuf(format=tarfile.USTAR_FORMAT),
+            records + b"\0" * (-len(records) % 512),
+            member.tobuf(format=tarfile.USTAR_FORMAT),
+            chart + b"\0" * (-len(chart) % 512),
+            b"\0" * 1024,
+        ]
+    )
+    chart = recorded(project, "v1", b"{}", HELM_CONFIG, layers=[gzip.compress(raw)])
+    message = bad_request(alice_client.get(BASE + "/additions/values.yaml"))
+    assert message == f"the chart of artifact {chart.digest} cannot be read"
+
+
 @pytest.mark.parametrize("name", ["Chart.yaml", "requirements.yaml"])
 def test_chart_metadata_past_its_bound_is_not_parsed(project, alice_client, monkeypatch, name):
     """PyYAML spends seconds on a few hundred KB of YAML (minutes on the 4 MB a file may
