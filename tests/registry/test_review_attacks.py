@@ -167,3 +167,21 @@ def test_a_cosign_signature_by_tag_without_its_subject_here_is_an_ordinary_artif
     cosign_signature(client, "app/web", subject)
     listing = client.get("/api/v2.0/projects/app/repositories/web/artifacts")
     assert [a["digest"] for a in listing.json()] == [subject]
+
+
+@pytest.mark.parametrize(
+    "content_range", [f"0-{HUGE}", f"{HUGE}-0", "\u0660-\u0660"], ids=["end", "start", "arabic"]
+)
+def test_a_chunk_range_of_thousands_of_digits_or_other_digits_is_416(db, content_range):
+    owner = UserFactory()
+    ProjectFactory(name="app", owner=owner)
+    client = client_for(owner)
+    started = client.post("/v2/app/web/blobs/uploads/")
+    response = client.patch(
+        started["Location"],
+        data=b"x",
+        content_type="application/octet-stream",
+        HTTP_CONTENT_RANGE=content_range,
+    )
+    assert response.status_code == 416, response.content
+    assert response.json()["errors"][0]["code"] == "BLOB_UPLOAD_INVALID"
