@@ -3,17 +3,22 @@
 
 import gzip
 import hashlib
+import inspect
 import io
 import json
+import sys
 import tarfile
 
 import pytest
 
+from registry.distribution.models import Referrer
 from registry.models import Artifact
+from registry.services import artifacts
 from tests.registry.conftest import client_for
-from tests.registry.factories import ProjectFactory, UserFactory
+from tests.registry.factories import ProjectFactory, UserFactory, push
 
 pytestmark = pytest.mark.django_db
+RECURSION_LIMIT = sys.getrecursionlimit()
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 HELM_CONFIG = "application/vnd.cncf.helm.config.v1+json"
@@ -186,3 +191,35 @@ def test_a_chunk_range_of_thousands_of_digits_or_other_digits_is_416(db, content
     )
     assert response.status_code == 416, response.content
     assert response.json()["errors"][0]["code"] == "BLOB_UPLOAD_INVALID"
+
+
+def test_a_chain_of_accessories_deeper_than_python_s_recursion_is_deleted(db):
+    """Each accessory the subject of the next: deleting the first takes them all (the
+    recursive deletion raised RecursionError past Python's limit: a 500 on either API, and
+    in garbage collection's untagged sweep, which deletes through the same service). The
+    limit is lowered here so that a short chain is deep enough."""
+    project = ProjectFactory(name="app", owner=UserFactory())
+    root = push(project, "web", "v1")
+    chain = Artifact.objects.bulk_create(
+        Artifact(
+            repository=root.repository,
+            project=project,
+            digest=digest_of(b"%d" % n),
+            media_type="application/vnd.oci.image.config.v1+json",
+            manifest_media_type=OCI_MANIFEST,
+            push_time=root.push_time,
+        )
+        for n in range(300)
+    )
+    Referrer.objects.bulk_create(
+        Referrer(artifact=artifact, subject_digest=subject.digest, media_type=OCI_MANIFEST, size=1)
+        for subject, artifact in zip([root, *chain[:-1]], chain, strict=True)
+    )
+    depth = len(inspect.stack(0))
+    sys.setrecursionlimit(depth + 250)
+    try:
+        deleted = artifacts.delete_artifact(root)
+    finally:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+    assert deleted == [artifact.digest for artifact in reversed(chain)]  # deepest first
+    assert not Artifact.objects.exists()
