@@ -27,6 +27,7 @@ def go_int(raw: str) -> int | None:
     as Go's ParseInt does), however many digits it has."""
     if not GO_INTEGER.fullmatch(raw):
         return None
-    if len(raw.lstrip("+-").lstrip("0")) > MAX_DIGITS:
-        return -PAST_INT64 if raw.startswith("-") else PAST_INT64
-    return int(raw)
+    # Leading zeros count towards int()'s bound too: they are dropped first.
+    digits = raw.lstrip("+-").lstrip("0")
+    value = PAST_INT64 if len(digits) > MAX_DIGITS else int(digits or "0")
+    return -value if raw.startswith("-") else value

@@ -185,7 +185,7 @@ def _find(model, request, store_id: int, key: str):
         raise Http404("No such page in this store")
     # ASCII digits only: "²" passes str.isdigit but int() refuses it, as it refuses more
     # than 4300 digits (an int64 has 19).
-    if key.isascii() and key.isdigit() and len(key.lstrip("0")) <= 19 and int(key) <= INT64_MAX:
+    if key.isascii() and key.isdigit() and len(key) <= 19 and int(key) <= INT64_MAX:
         item = get_object_or_404(model.objects.select_related("store"), store=store_id, pk=key)
         return Shop(request, item.store), item
     shop = Shop(request, get_object_or_404(Store, pk=store_id))

@@ -136,6 +136,7 @@ def test_unknown_or_unpublished_pages_are_404(client, store):
     assert client.get(f"/stores/{store.pk}/categories/{huge}/").status_code == 404
     # Past int()'s 4300 digits (was a 500), and a store id that long.
     huger = "9" * 5000
+    assert client.get(f"/stores/{store.pk}/products/{'0' * 5000}1/").status_code == 404
     assert client.get(f"/stores/{store.pk}/products/{huger}/").status_code == 404
     assert client.get(f"/stores/{store.pk}/categories/{huger}/").status_code == 404
     assert client.get(f"/stores/{huger}/").status_code == 404
