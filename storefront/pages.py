@@ -183,8 +183,9 @@ def _find(model, request, store_id: int, key: str):
     if "\x00" in key:
         # No handle holds a NUL (PostgreSQL cannot even compare one).
         raise Http404("No such page in this store")
-    # ASCII digits only: "²" passes str.isdigit but int() refuses it.
-    if key.isascii() and key.isdigit() and int(key) <= INT64_MAX:
+    # ASCII digits only: "²" passes str.isdigit but int() refuses it, as it refuses more
+    # than 4300 digits (an int64 has 19).
+    if key.isascii() and key.isdigit() and len(key) <= 19 and int(key) <= INT64_MAX:
         item = get_object_or_404(model.objects.select_related("store"), store=store_id, pk=key)
         return Shop(request, item.store), item
     shop = Shop(request, get_object_or_404(Store, pk=store_id))

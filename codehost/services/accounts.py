@@ -131,8 +131,9 @@ def delete_token(user, token: str) -> None:
     """`token` is the token's id when it is all digits, its name otherwise."""
     tokens = AccessToken.objects.filter(user=user)
     # As Gitea's ParseInt: an int64 in ASCII digits is an id, anything else a name ("²"
-    # passes str.isdigit but is no number). No name holds a NUL (nor can PostgreSQL).
-    if token.isascii() and token.isdigit() and int(token) <= INT64_MAX:
+    # passes str.isdigit but is no number; int() refuses more than 4300 digits, an int64
+    # has 19). No name holds a NUL (nor can PostgreSQL).
+    if token.isascii() and token.isdigit() and len(token) <= 19 and int(token) <= INT64_MAX:
         tokens = tokens.filter(pk=int(token))
     else:
         tokens = tokens.filter(name=token) if "\x00" not in token else tokens.none()

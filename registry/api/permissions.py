@@ -5,7 +5,7 @@ from urllib.parse import unquote
 from django.db import DEFAULT_DB_ALIAS
 
 from config.kept import arg, kept, value
-from config.limits import INT64_MAX, go_int
+from config.limits import INT64_MAX, INT64_MIN, go_int
 from registry import access
 from registry.api.validation import CONVERT_BOOL_TRUE
 from registry.errors import Forbidden, NotFound, Unauthorized
@@ -46,9 +46,10 @@ def project_lookup(request, name_or_id: str, names_only: bool = False) -> dict:
     is_name_header = request.headers.get("X-Is-Resource-Name", "").lower()
     as_name = names_only or is_name_header in CONVERT_BOOL_TRUE
     if not as_name:
-        # As Harbor's strconv.ParseInt: the project named 1_0 is no id.
+        # As Harbor's strconv.ParseInt: the project named 1_0 is no id, nor is a number
+        # past int64 (ParseInt fails: Harbor reads it as a name).
         number = go_int(name_or_id)
-        if number is not None:
+        if number is not None and INT64_MIN <= number <= INT64_MAX:
             return {"pk": number}
     return {"name": name_or_id}
 

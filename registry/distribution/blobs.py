@@ -21,7 +21,9 @@ from registry.distribution.models import Blob, RepositoryBlob, Upload
 from registry.errors import NotFound, QuotaExceeded
 from registry.services import quota
 
-CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?(\d+)-(\d+)(?:/(?:\d+|\*))?$")
+# ASCII digits, as Go's ParseInt reads them; 19 at most (int64's width): a longer number
+# is an invalid range, not a number for int() (which refuses 4300 digits: a 500).
+CONTENT_RANGE = re.compile(r"^(?:bytes[ =])?([0-9]{1,19})-([0-9]{1,19})(?:/(?:[0-9]+|\*))?$")
 
 
 def linked_blob(repository_name: str, digest: str) -> Blob:

@@ -208,6 +208,13 @@ def push(repository_name: str, reference: str, content: bytes, content_type: str
             [ArtifactBlob(artifact=artifact, blob=held[item]) for item in blob_digests],
             ignore_conflicts=True,
         )
+        held = Artifact.objects.filter(repository_id=artifact.repository_id, digest=tagged)
+        if tagged and not held.exists():
+            # Harbor's cosign middleware links a signature pushed by tag only to a subject
+            # the repository holds (read under the project's lock, as a subject's deletion
+            # takes it); else, e.g. signatures kept in a repository of their own
+            # (COSIGN_REPOSITORY), it is an ordinary artifact, listed and counted.
+            tagged = ""
         if subject or tagged:
             Referrer.objects.update_or_create(
                 artifact=artifact,

@@ -134,29 +134,47 @@ def _delete_artifacts(artifacts: list[Artifact]) -> tuple[set[str], set[str], li
     accessories (the artifacts of the repository pushed with one of them as `subject`, tagged
     or not, unless an index references them), recursively. Returns the digests deleted,
     those of the blobs they referenced (read before their records go), and the accessories'
-    digests, deepest first, as Harbor deletes (and audits) them."""
-    if not artifacts:
-        return set(), set(), []
-    ids = [artifact.pk for artifact in artifacts]
-    deleted = {artifact.digest for artifact in artifacts}
-    referenced = usage.referenced_by(ids)
-    child_ids = set(
-        ArtifactReference.objects.filter(parent_id__in=ids, child__isnull=False).values_list(
-            "child_id", flat=True
-        )
-    )
-    Artifact.objects.filter(pk__in=ids).delete()
-    unreferenced = Artifact.objects.annotate(parents=Count("referenced_by")).filter(parents=0)
-    orphans = unreferenced.filter(pk__in=child_ids - set(ids)).annotate(tag_count=Count("tags"))
-    digests, blobs, accessories = _delete_artifacts(list(orphans.filter(tag_count=0)))
-    subjects = Q()
-    for repository_id in {artifact.repository_id for artifact in artifacts}:
-        in_repository = [a.digest for a in artifacts if a.repository_id == repository_id]
-        subjects |= Q(repository_id=repository_id, referrer__subject_digest__in=in_repository)
-    found = list(unreferenced.filter(subjects).order_by("pk"))
-    subs, sub_blobs, sub_accessories = _delete_artifacts(found)
-    accessories += sub_accessories + [artifact.digest for artifact in found]
-    return deleted | digests | subs, referenced | blobs | sub_blobs, accessories
+    digests, deepest first, as Harbor deletes (and audits) them.
+
+    Depth first on a stack of its own, not by recursion: a pusher can chain accessories
+    (each one's subject the one before) past Python's recursion limit."""
+    deleted: set[str] = set()
+    referenced: set[str] = set()
+    accessories: list[str] = []
+    # Tasks run last in, first out: a batch's orphaned children (and theirs) go before its
+    # accessories are looked for, and an accessory's own accessories are recorded before it.
+    tasks: list[tuple[str, object]] = [("delete", artifacts)]
+    while tasks:
+        task, value = tasks.pop()
+        if task == "record":
+            accessories.extend(value)
+        elif task == "delete" and value:
+            ids = [artifact.pk for artifact in value]
+            deleted |= {artifact.digest for artifact in value}
+            referenced |= usage.referenced_by(ids)
+            child_ids = set(
+                ArtifactReference.objects.filter(
+                    parent_id__in=ids, child__isnull=False
+                ).values_list("child_id", flat=True)
+            )
+            Artifact.objects.filter(pk__in=ids).delete()
+            orphans = _unreferenced().filter(pk__in=child_ids - set(ids))
+            orphans = orphans.annotate(tag_count=Count("tags")).filter(tag_count=0)
+            tasks += [("accessories", value), ("delete", list(orphans))]
+        elif task == "accessories":
+            subjects = Q()
+            for repository_id in {artifact.repository_id for artifact in value}:
+                in_repository = [a.digest for a in value if a.repository_id == repository_id]
+                subjects |= Q(
+                    repository_id=repository_id, referrer__subject_digest__in=in_repository
+                )
+            found = list(_unreferenced().filter(subjects).order_by("pk"))
+            tasks += [("record", [artifact.digest for artifact in found]), ("delete", found)]
+    return deleted, referenced, accessories
+
+
+def _unreferenced():
+    return Artifact.objects.annotate(parents=Count("referenced_by")).filter(parents=0)
 
 
 @transaction.atomic

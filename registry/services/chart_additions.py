@@ -4,8 +4,9 @@ stored in the chart's top directory (empty when absent), `dependencies` from Cha
 (apiVersion v2) or requirements.yaml (v1) as Harbor's Go structs encode them.
 
 Bounds: the archive is read up to MAX_ARCHIVE_BYTES, decompressed up to Helm's own limit
-of MAX_DECOMPRESSED_BYTES, each file kept up to MAX_FILE_BYTES; YAML aliases are refused
-(a few bytes of them expand without bound). Past any bound, or malformed: a 400.
+of MAX_DECOMPRESSED_BYTES, each file kept up to MAX_FILE_BYTES, the YAML parsed (Chart.yaml,
+requirements.yaml) up to MAX_METADATA_BYTES; YAML aliases are refused (a few bytes of them
+expand without bound). Past any bound, or malformed: a 400.
 """
 
 import gzip
@@ -33,6 +34,19 @@ CONTENT_TYPES = {
 MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
 MAX_DECOMPRESSED_BYTES = 100 * 1024 * 1024
 MAX_FILE_BYTES = 4 * 1024 * 1024
+# PyYAML parses some 50 KB a second of a flow list: a 4 MB Chart.yaml took minutes of CPU
+# on every read of an addition (by anyone, in a public project). Helm's metadata files
+# are a few KB.
+MAX_METADATA_BYTES = 64 * 1024
+METADATA = ("CHART.YAML", "REQUIREMENTS.YAML")
+MAX_SPECIAL_HEADER_BYTES = 1024 * 1024  # Go's archive/tar maxSpecialFileSize
+SPECIAL_HEADERS = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
 KEPT = ("CHART.YAML", "REQUIREMENTS.YAML", "VALUES.YAML", "README.MD")
 # Helm's Dependency as Go encodes it: (JSON name, Python type, left out when empty).
 DEPENDENCY_FIELDS = (
@@ -98,17 +112,30 @@ def _top_files(content: bytes) -> dict[str, bytes]:
     name (the last of a name wins, as in Harbor's map)."""
     stream = _Bounded(gzip.GzipFile(fileobj=io.BytesIO(content)), MAX_DECOMPRESSED_BYTES)
     files = {}
-    with tarfile.open(fileobj=io.BufferedReader(stream), mode="r|") as archive:
+    reader = io.BufferedReader(stream)
+    with tarfile.open(fileobj=reader, mode="r|", tarinfo=_BoundedTarInfo) as archive:
         for member in archive:
             parts = member.name.replace("\\", "/").split("/")
             if len(parts) != 2 or not member.isfile() or parts[1].upper() not in KEPT:
                 continue
-            if member.size > MAX_FILE_BYTES:
+            limit = MAX_METADATA_BYTES if parts[1].upper() in METADATA else MAX_FILE_BYTES
+            if member.size > limit:
                 raise ChartError(f"{member.name} is too big")
             files[parts[1].upper()] = archive.extractfile(member).read()
     if "CHART.YAML" not in files:
         raise ChartError("Chart.yaml file is missing")
     return files
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """Go's archive/tar (Helm's reader) refuses a PAX or GNU long-name header of more than
+    MAX_SPECIAL_HEADER_BYTES; Python's tarfile would parse one of up to the decompressed
+    bound, record by record (seconds of CPU for a few KB of gzip)."""
+
+    def _proc_member(self, tarfile_):
+        if self.type in SPECIAL_HEADERS and self.size > MAX_SPECIAL_HEADER_BYTES:
+            raise ChartError("archive/tar: header field too long")
+        return super()._proc_member(tarfile_)
 
 
 class _NoAliasLoader(yaml.SafeLoader):

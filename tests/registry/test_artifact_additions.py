@@ -12,7 +12,7 @@ import pytest
 
 from registry.distribution import storage
 from registry.distribution.models import Referrer
-from registry.models import Blob, Role
+from registry.models import Blob, RepositoryBlob, Role
 from registry.services import additions, chart_additions
 from tests.registry.conftest import client_for
 from tests.registry.factories import MemberFactory, ProjectFactory, UserFactory, push
@@ -25,21 +25,26 @@ OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
 HISTORY = [{"created": "2024-01-02T03:04:05Z", "created_by": "RUN true"}]
 
 
-def stored(data: bytes) -> dict:
+def stored(data: bytes, repository: str = "app/web") -> dict:
+    """A blob in storage, held by `repository` (as its upload there leaves it)."""
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
     name = storage.save_bytes(digest, data)
-    Blob.objects.update_or_create(digest=digest, defaults={"size": len(data), "object_name": name})
+    blob, _ = Blob.objects.update_or_create(
+        digest=digest, defaults={"size": len(data), "object_name": name}
+    )
+    RepositoryBlob.objects.get_or_create(repository_name=repository, blob=blob)
     return {"mediaType": OCI_CONFIG, "digest": digest, "size": len(data)}
 
 
 def image(project, repository: str, tag: str, **manifest_fields):
     """An image whose manifest and config are in storage, recorded as a push records it."""
-    config = stored(json.dumps({"os": "linux", "history": HISTORY}).encode())
+    held_by = f"{project.name}/{repository}"
+    config = stored(json.dumps({"os": "linux", "history": HISTORY}).encode(), held_by)
     manifest = json.dumps(
         {"schemaVersion": 2, "mediaType": OCI_MANIFEST, "config": config, "layers": []}
         | manifest_fields
     ).encode()
-    descriptor = stored(manifest)
+    descriptor = stored(manifest, held_by)
     return push(project, repository, tag, digest=descriptor["digest"], size=len(manifest))
 
 
@@ -234,6 +239,15 @@ def test_a_malformed_config_is_a_400(project, alice_client, config):
     assert message == f"the config of artifact {artifact.digest} cannot be read"
 
 
+def test_a_lone_surrogate_in_the_history_is_go_s_replacement_character(project, alice_client):
+    """JSON may escape half a UTF-16 pair ("\\ud800"), which no UTF-8 can hold: Go's decoder
+    reads it as U+FFFD (this was a 500)."""
+    recorded(project, "v1", b'{"history": [{"created_by": "RUN \\ud800 x\\udfff"}]}')
+    response = alice_client.get(BASE + "/additions/build_history")
+    assert response.status_code == 200
+    assert response.content == '[{"created_by":"RUN \ufffd x\ufffd"}]'.encode()
+
+
 def test_an_oversized_config_is_refused_not_read_whole(project, alice_client, monkeypatch):
     asked = []
     original = storage.read_bytes
@@ -281,6 +295,47 @@ def test_a_chart_bomb_stops_at_the_decompression_bound(project, alice_client, mo
     bad_request(alice_client.get(BASE + "/additions/values.yaml"))
     monkeypatch.setattr(chart_additions, "MAX_DECOMPRESSED_BYTES", 2 * 10**6)
     assert alice_client.get(BASE + "/additions/values.yaml").status_code == 200
+
+
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.GNUTYPE_LONGNAME])
+def test_a_tar_header_record_past_go_s_bound_is_refused(project, alice_client, kind):
+    """A PAX header (or GNU long name) of 2 MiB: Go's archive/tar, Helm's reader, refuses
+    one past 1 MiB; Python's tarfile parsed it record by record (100 MB of them, the
+    decompressed bound, in some 200 KB of gzip: 15 s of CPU a read)."""
+    records = b"10 ab=cde\n" * (2 * 1024 * 1024 // 10)
+    special = tarfile.TarInfo("././@PaxHeader")
+    special.type, special.size = kind, len(records)
+    chart = b"apiVersion: v2\n"
+    member = tarfile.TarInfo("demo/Chart.yaml")
+    member.size = len(chart)
+    raw = b"".join(
+        [
+            special.tobuf(format=tarfile.USTAR_FORMAT),
+            records + b"\0" * (-len(records) % 512),
+            member.tobuf(format=tarfile.USTAR_FORMAT),
+            chart + b"\0" * (-len(chart) % 512),
+            b"\0" * 1024,
+        ]
+    )
+    chart = recorded(project, "v1", b"{}", HELM_CONFIG, layers=[gzip.compress(raw)])
+    message = bad_request(alice_client.get(BASE + "/additions/values.yaml"))
+    assert message == f"the chart of artifact {chart.digest} cannot be read"
+
+
+@pytest.mark.parametrize("name", ["Chart.yaml", "requirements.yaml"])
+def test_chart_metadata_past_its_bound_is_not_parsed(project, alice_client, monkeypatch, name):
+    """PyYAML spends seconds on a few hundred KB of YAML (minutes on the 4 MB a file may
+    hold): the metadata is refused past its bound instead, before it is parsed."""
+    parsed = []
+    original = chart_additions._yaml
+    monkeypatch.setattr(chart_additions, "_yaml", lambda c: parsed.append(c) or original(c))
+    heavy = b"x: [" + b"1," * 40_000 + b"1]\n"  # 80 KB
+    files = {"demo/Chart.yaml": b"apiVersion: v1\nname: demo\n"}
+    files[f"demo/{name}"] = files.get(f"demo/{name}", b"") + b"dependencies: []\n" + heavy
+    chart = recorded(project, "v1", b"{}", HELM_CONFIG, layers=[chart_archive(files)])
+    message = bad_request(alice_client.get(BASE + "/additions/dependencies"))
+    assert message == f"the chart of artifact {chart.digest} cannot be read"
+    assert parsed == []
 
 
 @pytest.mark.parametrize(

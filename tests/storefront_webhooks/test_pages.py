@@ -134,6 +134,12 @@ def test_unknown_or_unpublished_pages_are_404(client, store):
     assert client.get(f"/stores/{huge}/products/1/").status_code == 404
     assert client.get(f"/stores/{store.pk}/products/{huge}/").status_code == 404
     assert client.get(f"/stores/{store.pk}/categories/{huge}/").status_code == 404
+    # Past int()'s 4300 digits (was a 500), and a store id that long.
+    huger = "9" * 5000
+    assert client.get(f"/stores/{store.pk}/products/{'0' * 5000}1/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/products/{huger}/").status_code == 404
+    assert client.get(f"/stores/{store.pk}/categories/{huger}/").status_code == 404
+    assert client.get(f"/stores/{huger}/").status_code == 404
     # Superscript two passes str.isdigit but is no number: a handle no page has (was a 500).
     assert client.get(f"/stores/{store.pk}/products/%C2%B2/").status_code == 404
     assert client.get(f"/stores/{store.pk}/categories/%C2%B2/").status_code == 404

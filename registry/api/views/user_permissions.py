@@ -14,7 +14,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.limits import INT64_MAX, INT64_MIN
+from config.limits import INT64_MAX, INT64_MIN, go_int
 from registry import access
 from registry.api import schema
 from registry.api.base import HarborViewMixin
@@ -23,15 +23,14 @@ from registry.api.serializers.users import PermissionSerializer
 from registry.models import Project
 
 PROJECT_SCOPE = re.compile(r"^/project/([^/]*)/?")
-INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def project_id_of(scope: str) -> int | None:
     """The project id a scope names, or None when it names no project namespace."""
     match = PROJECT_SCOPE.match(scope)
-    if not match or not INTEGER.fullmatch(match[1]):
+    project_id = go_int(match[1]) if match else None
+    if project_id is None:
         return None
-    project_id = int(match[1])
     return project_id if INT64_MIN <= project_id <= INT64_MAX else None
 
 
