@@ -26,6 +26,27 @@ def descriptor(media_type: str, data: bytes, **extra) -> dict:
     return {"mediaType": media_type, "digest": sha256(data), "size": len(data), **extra}
 
 
+EMPTY_JSON = b"{}"
+EMPTY_MEDIA_TYPE = "application/vnd.oci.empty.v1+json"
+
+
+def referrer_document(
+    reg, repository: str, artifact_type: str, subject_manifest: bytes, **extra
+) -> dict:
+    """An OCI manifest of `artifact_type` whose subject is `subject_manifest` (a signature,
+    an SBOM), its empty config and layer uploaded to `repository`; not pushed itself."""
+    reg.upload(repository, EMPTY_JSON)
+    return {
+        "schemaVersion": 2,
+        "mediaType": OCI_MANIFEST,
+        "artifactType": artifact_type,
+        "config": descriptor(EMPTY_MEDIA_TYPE, EMPTY_JSON),
+        "layers": [descriptor(EMPTY_MEDIA_TYPE, EMPTY_JSON)],
+        "subject": descriptor(OCI_MANIFEST, subject_manifest),
+        **extra,
+    }
+
+
 # Sessions opened during a test; closed at its end so that the live server's request
 # threads (one per kept-alive connection) release their database connections.
 OPEN_SESSIONS: list[requests.Session] = []

@@ -19,7 +19,13 @@ from registry.services import artifacts, quota
 from tests.races import Interleaving
 from tests.registry.factories import PASSWORD
 from tests.registry.test_artifact_counts import kept, real
-from tests.registry_oci.conftest import OCI_MANIFEST, descriptor, sha256, tracked_session
+from tests.registry_oci.conftest import (
+    OCI_MANIFEST,
+    descriptor,
+    referrer_document,
+    sha256,
+    tracked_session,
+)
 from tests.registry_oci.test_clients import isolated_home  # noqa: F401 (a fixture)
 
 API = "/api/v2.0/projects/team/repositories/app/artifacts"
@@ -39,16 +45,9 @@ def manifest_of(reg, digest: str) -> bytes:
 
 def attach(reg, subject: str, artifact_type: str, reference: str | None = None) -> str:
     """A referrer of `subject` pushed by digest (or `reference`); its digest."""
-    reg.upload("team/app", EMPTY)
-    document = {
-        "schemaVersion": 2,
-        "mediaType": OCI_MANIFEST,
-        "artifactType": artifact_type,
-        "config": descriptor("application/vnd.oci.empty.v1+json", EMPTY),
-        "layers": [descriptor("application/vnd.oci.empty.v1+json", EMPTY)],
-        "subject": descriptor(OCI_MANIFEST, manifest_of(reg, subject)),
-        "annotations": {"n": artifact_type},
-    }
+    document = referrer_document(
+        reg, "team/app", artifact_type, manifest_of(reg, subject), annotations={"n": artifact_type}
+    )
     digest = sha256(json.dumps(document).encode())
     response, _ = reg.put_manifest("team/app", reference or digest, document, OCI_MANIFEST)
     assert response.status_code == 201, response.text
@@ -151,15 +150,9 @@ def test_oci_delete_takes_accessories_and_an_accessory_goes_alone(reg):
 
 def signature_push(reg) -> tuple[str, bytes]:
     """A signature of v1 (not yet pushed): its digest and bytes."""
-    reg.upload("team/app", EMPTY)
-    document = {
-        "schemaVersion": 2,
-        "mediaType": OCI_MANIFEST,
-        "artifactType": "application/vnd.cncf.notary.signature",
-        "config": descriptor("application/vnd.oci.empty.v1+json", EMPTY),
-        "layers": [descriptor("application/vnd.oci.empty.v1+json", EMPTY)],
-        "subject": descriptor(OCI_MANIFEST, manifest_of(reg, "v1")),
-    }
+    document = referrer_document(
+        reg, "team/app", "application/vnd.cncf.notary.signature", manifest_of(reg, "v1")
+    )
     body = json.dumps(document).encode()
     return sha256(body), body
 

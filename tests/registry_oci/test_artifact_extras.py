@@ -19,6 +19,7 @@ from tests.registry_oci.conftest import (
     OCI_INDEX,
     OCI_MANIFEST,
     descriptor,
+    referrer_document,
     sha256,
     tracked_session,
 )
@@ -257,16 +258,9 @@ def test_harborapi_reads_build_history_accessories_and_no_report(reg, registry_u
     ]
     subject = reg.push_image("team/app", "v1", config={"os": "linux", "history": history})
     subject_bytes = reg.request("GET", "/v2/team/app/manifests/v1").content
-    empty = b"{}"
-    reg.upload("team/app", empty)
-    referrer = {
-        "schemaVersion": 2,
-        "mediaType": OCI_MANIFEST,
-        "artifactType": "application/vnd.cncf.notary.signature",
-        "config": descriptor("application/vnd.oci.empty.v1+json", empty),
-        "layers": [descriptor("application/vnd.oci.empty.v1+json", empty)],
-        "subject": descriptor(OCI_MANIFEST, subject_bytes),
-    }
+    referrer = referrer_document(
+        reg, "team/app", "application/vnd.cncf.notary.signature", subject_bytes
+    )
     body = json.dumps(referrer).encode()
     response, signature = reg.put_manifest("team/app", sha256(body), referrer, OCI_MANIFEST)
     assert response.status_code == 201
