@@ -1,13 +1,10 @@
 """Attacks on an artifact's additions, tags and accessories through the real push path
 (the OCI API and Harbor's API, in process): another tenant's blobs, crafted manifests."""
 
-import gzip
 import hashlib
 import inspect
-import io
 import json
 import sys
-import tarfile
 
 import pytest
 
@@ -16,6 +13,7 @@ from registry.models import Artifact
 from registry.services import artifacts
 from tests.registry.conftest import client_for
 from tests.registry.factories import ProjectFactory, UserFactory, push
+from tests.registry.test_artifact_additions import chart_archive as chart_files
 
 pytestmark = pytest.mark.django_db
 RECURSION_LIMIT = sys.getrecursionlimit()
@@ -54,14 +52,9 @@ def put_manifest(client, name: str, reference: str, document: dict):
 
 
 def chart_archive(values: bytes) -> bytes:
-    raw = io.BytesIO()
-    files = {"demo/Chart.yaml": b"apiVersion: v2\nname: demo\n", "demo/values.yaml": values}
-    with tarfile.open(fileobj=raw, mode="w") as archive:
-        for name, content in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(content)
-            archive.addfile(info, io.BytesIO(content))
-    return gzip.compress(raw.getvalue())
+    return chart_files(
+        {"demo/Chart.yaml": b"apiVersion: v2\nname: demo\n", "demo/values.yaml": values}
+    )
 
 
 def push_chart(client, name: str, tag: str, archive: bytes, layer_type=HELM_CHART):
